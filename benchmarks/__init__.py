@@ -1,0 +1,1 @@
+"""Benchmarks: tasks, prompt sets and canonical fragments (see issue: benchmarks/)."""

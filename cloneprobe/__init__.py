@@ -1,0 +1,1 @@
+"""cloneprobe: audit code models for memorized benchmark solutions."""

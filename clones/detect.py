@@ -1,0 +1,256 @@
+"""Cross-clone detection between two systems: extract, filter by size, compare, classify."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .classes import clone_classes
+from .compare import exact_matches, near_miss_matches, similarity_percent
+from .errors import ConfigError
+from .extract import FragmentExtractor, Granularity
+from .fragment import Fragment
+from .languages import LanguageSpec, get_language
+from .normalize import RenameMode, compared_items
+from .profiles import DEFAULT, LADDER, CloneType, Profile
+from .report import ClonePair, CloneReport, SystemStats
+from .source import SourceFile, collect_sources, detect_language
+
+System = Path | str | Sequence[SourceFile]
+"""A system: a file, a folder, or source files already in memory."""
+
+
+@dataclass(frozen=True)
+class DetectorConfig:
+    """Everything that decides a detection run's verdicts; `None` sizes take the profile's."""
+
+    profile: Profile = DEFAULT
+    types: tuple[CloneType, ...] = LADDER
+    """Clone types to run, most specific first; a pair is labelled with the first that finds it."""
+    granularity: Granularity = "functions"
+    language: str | None = None
+    min_lines: int | None = None
+    max_lines: int | None = None
+    min_tokens: int | None = None
+    prune_embedded: bool = field(default=True)
+    """Drop a pair whose fragments lie inside the fragments of another pair (NiCad does)."""
+
+    def __post_init__(self) -> None:
+        if not self.types:
+            raise ConfigError("no clone type to run: give at least one --type")
+        if self.min_size < 0 or self.max_size < max(self.min_size, 1):
+            raise ConfigError(
+                f"size limits {self.min_size}..{self.max_size} lines are empty: "
+                "--min-lines must be at least 0 and at most --max-lines"
+            )
+        if self.token_floor < 0:
+            raise ConfigError(f"--min-tokens {self.token_floor}: must be 0 or more")
+
+    @property
+    def min_size(self) -> int:
+        return self.profile.min_lines if self.min_lines is None else self.min_lines
+
+    @property
+    def max_size(self) -> int:
+        return self.profile.max_lines if self.max_lines is None else self.max_lines
+
+    @property
+    def token_floor(self) -> int:
+        return self.profile.min_tokens if self.min_tokens is None else self.min_tokens
+
+    def settings(self) -> dict[str, Any]:
+        """The resolved settings, as every report prints them."""
+        return {
+            "profile": self.profile.name,
+            "grain": self.profile.grain,
+            "granularity": self.granularity,
+            "types": [
+                {"name": t.name, "threshold": float(t.threshold), "rename": t.rename}
+                for t in self.types
+            ],
+            "min_lines": self.min_size,
+            "max_lines": self.max_size,
+            "min_tokens": self.token_floor,
+            "compare_header": self.profile.compare_header,
+            "one_liners": self.profile.one_liners,
+        }
+
+    def keeps(self, fragment: Fragment) -> bool:
+        """Size limits (pretty-printed lines) and NiCad's one-liner rule."""
+        if fragment.one_liner and not self.profile.one_liners:
+            return False
+        return self.min_size <= fragment.size <= self.max_size
+
+
+def load_system(system: System, spec: LanguageSpec) -> list[SourceFile]:
+    if isinstance(system, (str, Path)):
+        return collect_sources(Path(system), spec)
+    return list(system)
+
+
+def resolve_language(config: DetectorConfig, systems: Sequence[System]) -> LanguageSpec:
+    if config.language:
+        return get_language(config.language)
+    paths = [Path(s) for s in systems if isinstance(s, (str, Path))]
+    if len(paths) < len(systems):
+        return get_language("python")
+    return detect_language(paths)
+
+
+def find_clones(
+    system_a: System, system_b: System, config: DetectorConfig | None = None
+) -> CloneReport:
+    """Every clone pair with one fragment in system A and one in system B."""
+    config = config or DetectorConfig()
+    spec = resolve_language(config, [system_a, system_b])
+    extractor = FragmentExtractor(spec)
+    files_a, files_b = load_system(system_a, spec), load_system(system_b, spec)
+    fragments_a = [f for s in files_a for f in extractor.extract(s, config.granularity)]
+    fragments_b = [f for s in files_b for f in extractor.extract(s, config.granularity)]
+    return compare_systems(fragments_a, fragments_b, config, len(files_a), len(files_b))
+
+
+def compare_systems(
+    fragments_a: Sequence[Fragment],
+    fragments_b: Sequence[Fragment],
+    config: DetectorConfig,
+    files_a: int | None = None,
+    files_b: int | None = None,
+) -> CloneReport:
+    """Cross-clone comparison of already extracted fragments."""
+    kept_a = [f for f in fragments_a if config.keeps(f)]
+    kept_b = [f for f in fragments_b if config.keeps(f)]
+    encoder = _Encoder(config.profile)
+    found: dict[tuple[int, int], tuple[CloneType, int]] = {}
+    for ctype in config.types:
+        for i, j, similarity in _matches(encoder, kept_a, kept_b, ctype):
+            found.setdefault((i, j), (ctype, similarity))
+    if config.prune_embedded:
+        found = _prune_embedded(found, kept_a, kept_b)
+    floor = config.token_floor
+    pairs = tuple(
+        ClonePair(
+            a=kept_a[i],
+            b=kept_b[j],
+            clone_type=ctype,
+            similarity=similarity,
+            trivial=floor > 0
+            and min(encoder.token_count(kept_a[i]), encoder.token_count(kept_b[j])) < floor,
+        )
+        for (i, j), (ctype, similarity) in sorted(
+            found.items(), key=lambda item: _pair_order(kept_a, kept_b, *item[0])
+        )
+    )
+    type_order = [t.name for t in config.types]
+    return CloneReport(
+        profile=config.profile,
+        settings=config.settings(),
+        system_a=_stats(fragments_a, kept_a, files_a),
+        system_b=_stats(fragments_b, kept_b, files_b),
+        pairs=pairs,
+        classes=clone_classes([p for p in pairs if not p.trivial], type_order),
+    )
+
+
+class _Encoder:
+    """Interns compared items to integers, once per fragment and renaming mode."""
+
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+        self.vocabulary: dict[str, int] = {}
+        self.cache: dict[tuple[int, RenameMode], tuple[int, ...]] = {}
+
+    def sequence(self, fragment: Fragment, mode: RenameMode) -> tuple[int, ...]:
+        key = (id(fragment), mode)
+        seq = self.cache.get(key)
+        if seq is None:
+            vocabulary = self.vocabulary
+            items = compared_items(fragment, mode, self.profile.grain, self.profile.compare_header)
+            seq = tuple(vocabulary.setdefault(item, len(vocabulary)) for item in items)
+            self.cache[key] = seq
+        return seq
+
+    def token_count(self, fragment: Fragment) -> int:
+        if self.profile.grain == "token":
+            return len(self.sequence(fragment, "none"))
+        return len(compared_items(fragment, "none", "token", self.profile.compare_header))
+
+
+def _matches(
+    encoder: _Encoder, kept_a: list[Fragment], kept_b: list[Fragment], ctype: CloneType
+) -> list[tuple[int, int, int]]:
+    """(i, j, similarity) for fragment pairs that are clones of type `ctype`."""
+    unique_a, members_a = _unique(encoder.sequence(f, ctype.rename) for f in kept_a)
+    unique_b, members_b = _unique(encoder.sequence(f, ctype.rename) for f in kept_b)
+    if ctype.exact:
+        hits = [(i, j, 100) for i, j, _ in exact_matches(unique_a, unique_b)]
+    else:
+        hits = [
+            (i, j, similarity_percent(lcs, len(unique_a[i]), len(unique_b[j])))
+            for i, j, lcs in near_miss_matches(unique_a, unique_b, ctype.threshold)
+        ]
+    return [(a, b, sim) for i, j, sim in hits for a in members_a[i] for b in members_b[j]]
+
+
+def _unique(sequences) -> tuple[list[tuple[int, ...]], list[list[int]]]:
+    """Distinct non-empty sequences and, for each, the indices of the fragments that have it."""
+    index: dict[tuple[int, ...], int] = {}
+    unique: list[tuple[int, ...]] = []
+    members: list[list[int]] = []
+    for position, seq in enumerate(sequences):
+        if not seq:
+            continue
+        slot = index.get(seq)
+        if slot is None:
+            slot = index[seq] = len(unique)
+            unique.append(seq)
+            members.append([])
+        members[slot].append(position)
+    return unique, members
+
+
+def _contains(outer: Fragment, inner: Fragment) -> bool:
+    return (
+        outer is not inner
+        and outer.file == inner.file
+        and outer.start_line <= inner.start_line
+        and inner.end_line <= outer.end_line
+    )
+
+
+def _prune_embedded(
+    found: dict[tuple[int, int], tuple[CloneType, int]],
+    kept_a: list[Fragment],
+    kept_b: list[Fragment],
+) -> dict[tuple[int, int], tuple[CloneType, int]]:
+    """NiCad drops a pair when another pair's fragments contain both of its fragments."""
+    by_files: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for i, j in found:
+        by_files.setdefault((kept_a[i].file, kept_b[j].file), []).append((i, j))
+    pruned = dict(found)
+    for group in by_files.values():
+        if len(group) < 2:
+            continue
+        for i, j in group:
+            if any(
+                _contains(kept_a[oi], kept_a[i]) and _contains(kept_b[oj], kept_b[j])
+                for oi, oj in group
+            ):
+                del pruned[(i, j)]
+    return pruned
+
+
+def _pair_order(kept_a: list[Fragment], kept_b: list[Fragment], i: int, j: int):
+    a, b = kept_a[i], kept_b[j]
+    return (a.file, a.start_line, b.file, b.start_line)
+
+
+def _stats(all_fragments: Sequence[Fragment], kept: list[Fragment], files: int | None):
+    return SystemStats(
+        files=files if files is not None else len({f.file for f in all_fragments}),
+        fragments=len(all_fragments),
+        compared=len(kept),
+        with_errors=sum(1 for f in kept if f.has_errors),
+    )

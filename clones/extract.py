@@ -1,0 +1,71 @@
+"""Fragment extraction: every function with a block body, or each whole file, as a Fragment."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import tree_sitter
+
+from .fragment import Fragment
+from .languages.base import LanguageSpec
+from .pretty import pretty_print_file, pretty_print_node
+from .source import SourceFile
+
+Granularity = Literal["functions", "files"]
+
+
+class FragmentExtractor:
+    """Parses source files of one language and cuts them into fragments (one parser per run)."""
+
+    def __init__(self, spec: LanguageSpec) -> None:
+        self.spec = spec
+        self.parser = spec.new_parser()
+        language = tree_sitter.Language(spec.load_language())
+        pattern = " ".join(f"({kind}) @fragment" for kind in sorted(spec.function_types))
+        self.query_cursor = tree_sitter.QueryCursor(tree_sitter.Query(language, pattern))
+
+    def extract(self, source: SourceFile, granularity: Granularity = "functions") -> list[Fragment]:
+        tree = self.parser.parse(source.text.encode("utf-8"))
+        if granularity == "files":
+            return [self.file_fragment(source, tree.root_node)]
+        nodes = self.query_cursor.captures(tree.root_node).get("fragment", [])
+        nodes.sort(key=lambda node: node.start_byte)
+        return [f for f in (self.function_fragment(source, n) for n in nodes) if f is not None]
+
+    def function_fragment(self, source: SourceFile, node: tree_sitter.Node) -> Fragment | None:
+        body = node.child_by_field_name("body")
+        if body is None or body.type not in self.spec.block_types:
+            return None  # abstract and interface methods: no body, no fragment
+        lines, body_start = pretty_print_node(self.spec, node)
+        name_node = node.child_by_field_name("name")
+        return Fragment(
+            file=source.name,
+            start_line=node.start_point.row + 1,
+            end_line=node.end_point.row + 1,
+            name=name_node.text.decode("utf-8", "replace") if name_node else "?",
+            lines=lines,
+            body_start=body_start,
+            has_errors=node.has_error,
+            one_liner=self.is_one_liner(node, body),
+        )
+
+    def is_one_liner(self, node: tree_sitter.Node, body: tree_sitter.Node) -> bool:
+        if self.spec.block_types[body.type] != "indent":
+            return False
+        colon = body.prev_sibling
+        while colon is not None and colon.type != ":":
+            colon = colon.prev_sibling
+        header_end = colon.end_point.row if colon is not None else node.start_point.row
+        return body.start_point.row == header_end
+
+    def file_fragment(self, source: SourceFile, root: tree_sitter.Node) -> Fragment:
+        lines = pretty_print_file(self.spec, root)
+        return Fragment(
+            file=source.name,
+            start_line=1,
+            end_line=max(1, root.end_point.row + 1),
+            name=source.name,
+            lines=lines,
+            body_start=0,
+            has_errors=root.has_error,
+        )

@@ -1,0 +1,53 @@
+"""What a language module tells the detector: fragments, comments, docstrings, statement layout.
+
+A language is one `LanguageSpec` instance. The pretty-printer and the extractor are generic;
+everything language-specific is data here (node type names of the tree-sitter grammar) plus
+one small docstring predicate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+import tree_sitter
+
+TokenKind = Literal["id", "int", "float", "str", "char", "other"]
+BlockStyle = Literal["indent", "brace"]
+
+
+@dataclass(frozen=True)
+class LanguageSpec:
+    """Grammar facts the generic extractor and pretty-printer need for one language."""
+
+    name: str
+    extensions: tuple[str, ...]
+    load_language: Callable[[], object]
+    """Returns the tree-sitter language pointer (e.g. `tree_sitter_python.language`)."""
+
+    function_types: frozenset[str]
+    """Node types that are function-granularity fragments (they must have a body block)."""
+    comment_types: frozenset[str]
+    """Node types dropped before printing (comments, line continuations)."""
+    atomic_types: frozenset[str]
+    """Node types printed as one token even though the grammar gives them children (strings)."""
+    token_kinds: dict[str, TokenKind]
+    """Leaf or atomic node type -> kind used by renaming; everything else is `other`."""
+    block_types: dict[str, BlockStyle]
+    """Node types holding a statement sequence: `indent` (Python) or `brace` (`{ ... }`)."""
+    own_line_types: frozenset[str] = frozenset()
+    """Node types always printed on lines of their own (e.g. Python decorators)."""
+    body_fields: frozenset[str] = frozenset()
+    """Fields of compound statements whose non-block statement goes on its own line
+    (Java `if (c) return x;` prints `if ( c )` and `return x ;` on two lines)."""
+    compound_types: frozenset[str] = frozenset()
+    """Node types whose `body_fields` children are inspected (keeps the walk cheap)."""
+    docstring_holders: frozenset[str] = frozenset()
+    """Node types whose first body statement is a docstring when it is a bare string."""
+    is_docstring: Callable[[tree_sitter.Node], bool] = field(default=lambda node: False)
+    """True for a statement node that is a docstring (only asked for a holder's first one)."""
+
+    def new_parser(self) -> tree_sitter.Parser:
+        """A fresh parser for this language (parsers are cheap; keep one per detection run)."""
+        return tree_sitter.Parser(tree_sitter.Language(self.load_language()))

@@ -1,0 +1,1 @@
+"""Generation: model backends, sampling plans and the sample store."""
