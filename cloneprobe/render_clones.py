@@ -1,0 +1,113 @@
+"""Terminal rendering of a CloneReport: settings, pairs table, and side-by-side evidence."""
+
+from __future__ import annotations
+
+from rapidfuzz.distance import LCSseq
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from .clones import ClonePair, CloneReport
+
+
+def settings_line(report: CloneReport) -> str:
+    """One line naming the profile and the settings that produced the report."""
+    s = report.settings
+    types = ", ".join(f"{t['name']} (t={t['threshold']:g}, {t['rename']})" for t in s["types"])
+    floor = f", trivial under {s['min_tokens']} tokens" if s["min_tokens"] else ""
+    return (
+        f"profile {s['profile']} ({s['grain']} LCS), {s['granularity']}, "
+        f"lines {s['min_lines']}..{s['max_lines']}{floor}; types {types}"
+    )
+
+
+def pairs_table(title: str, pairs: tuple[ClonePair, ...], class_of: dict[int, int]) -> Table:
+    table = Table(title=title, title_justify="left")
+    for column, justify in (("#", "right"), ("type", "left"), ("sim %", "right")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    table.add_column("system A", overflow="fold")
+    table.add_column("system B", overflow="fold")
+    table.add_column("class", justify="right")
+    for number, pair in enumerate(pairs, start=1):
+        marks = (
+            " [yellow](syntax errors)[/yellow]" if pair.a.has_errors or pair.b.has_errors else ""
+        )
+        table.add_row(
+            str(number),
+            pair.clone_type.name,
+            str(pair.similarity),
+            f"{pair.a.location} {pair.a.name}",
+            f"{pair.b.location} {pair.b.name}{marks}",
+            str(class_of.get(id(pair.a), "")),
+        )
+    return table
+
+
+def side_by_side(pair: ClonePair, report: CloneReport) -> Table:
+    """Compared lines aligned by their LCS; lines only on one side are marked."""
+    left, right = pair.compared(report.profile)
+    table = Table(show_lines=False)
+    table.add_column("", width=1)
+    table.add_column("system A", overflow="fold")
+    table.add_column("system B", overflow="fold")
+    pending_a: list[str] = []
+    pending_b: list[str] = []
+
+    def flush_changes() -> None:
+        for k in range(max(len(pending_a), len(pending_b))):
+            a_line = pending_a[k] if k < len(pending_a) else ""
+            b_line = pending_b[k] if k < len(pending_b) else ""
+            table.add_row(Text("≠", style="red"), Text(a_line, "red"), Text(b_line, "green"))
+        pending_a.clear()
+        pending_b.clear()
+
+    for tag, a0, a1, b0, b1 in LCSseq.opcodes(left, right).as_list():
+        if tag != "equal":
+            pending_a.extend(left[a0:a1])
+            pending_b.extend(right[b0:b1])
+            continue
+        flush_changes()
+        for a_line, b_line in zip(left[a0:a1], right[b0:b1], strict=True):
+            table.add_row(" ", a_line, b_line)
+    flush_changes()
+    return table
+
+
+def print_report(
+    report: CloneReport, explain: bool = False, console: Console | None = None
+) -> None:
+    console = console or Console()
+    console.print(f"[bold]cloneprobe clones[/bold]: {settings_line(report)}", highlight=False)
+    for label, stats in (("A", report.system_a), ("B", report.system_b)):
+        errors = f", {stats.with_errors} with syntax errors" if stats.with_errors else ""
+        console.print(
+            f"system {label}: {stats.files} files, {stats.fragments} fragments, "
+            f"{stats.compared} within the size limits{errors}",
+            highlight=False,
+        )
+    class_of = {id(f): c.id for c in report.classes for f in c.fragments}
+    clones, trivial = report.clone_pairs, report.trivial_pairs
+    counts = ", ".join(
+        f"Type-{name}: {sum(1 for p in clones if p.clone_type.name == name)}"
+        for name in dict.fromkeys(t["name"] for t in report.settings["types"])
+    )
+    console.print(
+        f"{len(clones)} clone pair(s) ({counts}) in {len(report.classes)} classes"
+        + (f"; {len(trivial)} trivial (not counted)" if trivial else ""),
+        highlight=False,
+    )
+    if clones:
+        console.print(pairs_table("Clone pairs", clones, class_of))
+    if trivial:
+        title = f"Trivial pairs (under {report.settings['min_tokens']} body tokens, not counted)"
+        console.print(pairs_table(title, trivial, {}))
+    if explain:
+        for pair in (*clones, *trivial):
+            kind = "trivial, " if pair.trivial else ""
+            console.print(
+                f"\n[bold]{pair.a.location}[/bold] ~ [bold]{pair.b.location}[/bold]: "
+                f"{kind}type {pair.clone_type.name}, {pair.similarity}% "
+                f"(renaming {pair.clone_type.rename})",
+                highlight=False,
+            )
+            console.print(side_by_side(pair, report))

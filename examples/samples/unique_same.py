@@ -1,0 +1,2 @@
+def unique(l: list):
+    return sorted(list(set(l)))
