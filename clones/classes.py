@@ -10,25 +10,35 @@ from .report import CloneClass, ClonePair
 
 
 def clone_classes(pairs: Sequence[ClonePair], type_order: Sequence[str]) -> tuple[CloneClass, ...]:
-    """Group pairs into classes; `type_order` runs from most to least specific type name."""
+    """Group pairs into classes; `type_order` runs from most to least specific type name.
+
+    A class's type is the least specific type among its pairs."""
     graph = nx.Graph()
-    for pair in pairs:
-        graph.add_edge(pair.a, pair.b, clone_type=pair.clone_type.name)
-    rank = {name: i for i, name in enumerate(type_order)}
-    classes = []
+    graph.add_edges_from((pair.a, pair.b) for pair in pairs)
     components = sorted(
-        nx.connected_components(graph),
-        key=lambda nodes: min((f.file, f.start_line) for f in nodes),
+        (
+            sorted(nodes, key=lambda f: (f.file, f.start_line))
+            for nodes in nx.connected_components(graph)
+        ),
+        key=lambda nodes: (nodes[0].file, nodes[0].start_line),
     )
-    for number, nodes in enumerate(components, start=1):
-        sub = graph.subgraph(nodes)
-        types = [data["clone_type"] for _, _, data in sub.edges(data=True)]
-        classes.append(
-            CloneClass(
-                id=number,
-                fragments=tuple(sorted(nodes, key=lambda f: (f.file, f.start_line))),
-                pairs=sub.number_of_edges(),
-                clone_type=max(types, key=lambda name: rank.get(name, len(rank))),
-            )
+    component_of = {id(f): index for index, nodes in enumerate(components) for f in nodes}
+    rank = {name: i for i, name in enumerate(type_order)}
+    edges = [0] * len(components)
+    loosest: list[str | None] = [None] * len(components)
+    for pair in pairs:
+        index = component_of[id(pair.a)]
+        edges[index] += 1
+        name = pair.clone_type.name
+        current = loosest[index]
+        if current is None or rank.get(name, len(rank)) > rank.get(current, len(rank)):
+            loosest[index] = name
+    return tuple(
+        CloneClass(
+            id=index + 1,
+            fragments=tuple(nodes),
+            pairs=edges[index],
+            clone_type=loosest[index] or "",
         )
-    return tuple(classes)
+        for index, nodes in enumerate(components)
+    )

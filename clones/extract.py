@@ -9,7 +9,7 @@ import tree_sitter
 from .fragment import Fragment
 from .languages.base import LanguageSpec
 from .pretty import pretty_print_file, pretty_print_node
-from .source import SourceFile
+from .source import SourceFile, normalize_newlines
 
 Granularity = Literal["functions", "files"]
 
@@ -25,7 +25,7 @@ class FragmentExtractor:
         self.query_cursor = tree_sitter.QueryCursor(tree_sitter.Query(language, pattern))
 
     def extract(self, source: SourceFile, granularity: Granularity = "functions") -> list[Fragment]:
-        tree = self.parser.parse(source.text.encode("utf-8"))
+        tree = self.parser.parse(normalize_newlines(source.text).encode("utf-8"))
         if granularity == "files":
             return [self.file_fragment(source, tree.root_node)]
         nodes = self.query_cursor.captures(tree.root_node).get("fragment", [])

@@ -43,7 +43,8 @@ class _Printer:
 
     def statements(self, holder: tree_sitter.Node, nodes: list[tree_sitter.Node]) -> None:
         spec = self.spec
-        body = [n for n in nodes if n.type not in spec.comment_types]
+        skipped = spec.comment_types | spec.separator_types
+        body = [n for n in nodes if n.type not in skipped]
         if body and holder.type in spec.docstring_holders and spec.is_docstring(body[0]):
             body = body[1:]
         for node in body:
@@ -80,7 +81,11 @@ class _Printer:
 
     def walk(self, node: tree_sitter.Node, line: list[Token]) -> list[Token]:
         spec = self.spec
+        labels = spec.statement_holders.get(node.type)
+        if labels is not None:
+            return self.holder(node, line, labels)
         check_fields = node.type in spec.compound_types
+        at_root = node == self.root
         for index, child in enumerate(node.children):
             kind = child.type
             if kind in spec.comment_types:
@@ -99,6 +104,26 @@ class _Printer:
                 self.statement(child)
                 line = []
             elif child.child_count == 0 or kind in spec.atomic_types:
+                token = self.token(child)
+                if token:
+                    line.append(token)
+                if at_root and kind == spec.header_end:
+                    line = self.flush(line)
+                    self.mark_body(node)
+            else:
+                line = self.walk(child, line)
+        return line
+
+    def holder(self, node: tree_sitter.Node, line: list[Token], labels: frozenset[str]):
+        """Labels and punctuation stay on the current line; each statement gets its own."""
+        for child in node.children:
+            if child.type in self.spec.comment_types:
+                continue
+            if child.is_named and child.type not in labels:
+                self.flush(line)
+                self.statement(child)
+                line = []
+            elif child.child_count == 0 or child.type in self.spec.atomic_types:
                 token = self.token(child)
                 if token:
                     line.append(token)

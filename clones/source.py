@@ -22,6 +22,13 @@ def decode_source(data: bytes) -> str:
     text = data.decode("utf-8", errors="replace")
     if text.startswith("\ufeff"):
         text = text[1:]
+    return normalize_newlines(text)
+
+
+def normalize_newlines(text: str) -> str:
+    """CRLF and lone CR become LF (the parsers expect LF)."""
+    if "\r" not in text:
+        return text
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 

@@ -15,9 +15,7 @@ def canonical_fragments():
     fragments = {}
     for task_id, problem in read_problems().items():
         source = SourceFile(task_id, problem["prompt"] + problem["canonical_solution"])
-        (fragment,) = [
-            f for f in extractor.extract(source) if f.name == problem["entry_point"]
-        ]
+        (fragment,) = [f for f in extractor.extract(source) if f.name == problem["entry_point"]]
         fragments[task_id] = fragment
     return fragments
 

@@ -43,6 +43,14 @@ class LanguageSpec:
     (Java `if (c) return x;` prints `if ( c )` and `return x ;` on two lines)."""
     compound_types: frozenset[str] = frozenset()
     """Node types whose `body_fields` children are inspected (keeps the walk cheap)."""
+    statement_holders: dict[str, frozenset[str]] = field(default_factory=dict)
+    """Node types whose named children are statements, one per line, except the listed label
+    types, which stay on the line they start (Java `case 1 :` then each statement)."""
+    separator_types: frozenset[str] = frozenset()
+    """Tokens between statements that are not statements (Python's `;`)."""
+    header_end: str | None = None
+    """The token that ends a function's signature when the body is indented (Python's `:`);
+    what follows it is body even when the parser could not form a block."""
     docstring_holders: frozenset[str] = frozenset()
     """Node types whose first body statement is a docstring when it is a bare string."""
     is_docstring: Callable[[tree_sitter.Node], bool] = field(default=lambda node: False)

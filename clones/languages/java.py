@@ -37,6 +37,7 @@ JAVA = LanguageSpec(
         "enum_body": "brace",
         "switch_block": "brace",
     },
+    statement_holders={"switch_block_statement_group": frozenset({"switch_label"})},
     body_fields=frozenset({"body", "consequence", "alternative"}),
     compound_types=frozenset(
         {

@@ -21,7 +21,7 @@ PYTHON = LanguageSpec(
     load_language=tree_sitter_python.language,
     function_types=frozenset({"function_definition"}),
     comment_types=frozenset({"comment", "line_continuation"}),
-    atomic_types=frozenset({"string", "concatenated_string"}),
+    atomic_types=frozenset({"string"}),
     token_kinds={
         "identifier": "id",
         # NiCad's Python grammar has no keywords for these: they are identifiers it renames.
@@ -31,10 +31,11 @@ PYTHON = LanguageSpec(
         "integer": "int",
         "float": "float",
         "string": "str",
-        "concatenated_string": "str",
     },
     block_types={"block": "indent"},
     own_line_types=frozenset({"decorator"}),
+    separator_types=frozenset({";"}),
+    header_end=":",
     docstring_holders=frozenset({"module", "function_definition", "class_definition"}),
     is_docstring=_is_docstring,
 )
