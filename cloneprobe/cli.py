@@ -24,7 +24,9 @@ class _Group(click.Group):
         except USER_ERRORS as error:
             if ctx.obj and ctx.obj.get("debug"):
                 raise
-            Console(stderr=True).print(f"[red]error:[/red] {error}", highlight=False)
+            Console(stderr=True).print(
+                f"[red]error:[/red] {error}", highlight=False, soft_wrap=True
+            )
             sys.exit(2)
 
 

@@ -77,13 +77,16 @@ def print_report(
     report: CloneReport, explain: bool = False, console: Console | None = None
 ) -> None:
     console = console or Console()
-    console.print(f"[bold]cloneprobe clones[/bold]: {settings_line(report)}", highlight=False)
+    console.print(
+        f"[bold]cloneprobe clones[/bold]: {settings_line(report)}", highlight=False, soft_wrap=True
+    )
     for label, stats in (("A", report.system_a), ("B", report.system_b)):
         errors = f", {stats.with_errors} with syntax errors" if stats.with_errors else ""
         console.print(
             f"system {label}: {stats.files} files, {stats.fragments} fragments, "
             f"{stats.compared} within the size limits{errors}",
             highlight=False,
+            soft_wrap=True,
         )
     class_of = {id(f): c.id for c in report.classes for f in c.fragments}
     clones, trivial = report.clone_pairs, report.trivial_pairs
@@ -95,6 +98,7 @@ def print_report(
         f"{len(clones)} clone pair(s) ({counts}) in {len(report.classes)} classes"
         + (f"; {len(trivial)} trivial (not counted)" if trivial else ""),
         highlight=False,
+        soft_wrap=True,
     )
     if clones:
         console.print(pairs_table("Clone pairs", clones, class_of))
@@ -109,5 +113,6 @@ def print_report(
                 f"{kind}type {pair.clone_type.name}, {pair.similarity}% "
                 f"(renaming {pair.clone_type.rename})",
                 highlight=False,
+                soft_wrap=True,
             )
             console.print(side_by_side(pair, report))
