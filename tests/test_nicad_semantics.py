@@ -450,3 +450,12 @@ def test_comment_inside_concatenated_string_is_still_type_1():
     a = 'def f(a):\n    s = ("abc"\n         "def")\n    t = s + a\n    u = t * 2\n    return u\n'
     b = a.replace('"abc"\n', '"abc"  # first half\n')
     assert verdict(a, b, nicad()) == "1"
+
+
+def test_file_granularity_compares_whole_files_without_module_docstring():
+    a = [SourceFile("a.py", '"""Module doc."""\nimport os\n\nX = 1\n\ndef f(v):\n    return v\n')]
+    b = [SourceFile("b.py", "import os\nX = 1\n# note\ndef f(v): return v\n")]
+    config = DetectorConfig(profile=NICAD, granularity="files", min_lines=1)
+    (pair,) = find_clones(a, b, config).pairs
+    assert (pair.clone_type.name, pair.a.name, pair.b.name) == ("1", "a.py", "b.py")
+    assert pair.a.size == 4  # import, assignment, def header, return
