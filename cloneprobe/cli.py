@@ -11,9 +11,11 @@ from rich.console import Console
 from .benchmarks import BenchmarkError
 from .clones import CloneDetectorError
 from .clones_command import clones_command
+from .generate_command import export_command, generate_command, import_command
+from .generation import GenerationError
 from .prompts_command import prompts_command
 
-USER_ERRORS = (CloneDetectorError, BenchmarkError)
+USER_ERRORS = (CloneDetectorError, BenchmarkError, GenerationError)
 """Exceptions whose message a user can act on: printed as one red line, exit code 2."""
 
 
@@ -53,6 +55,9 @@ def main(ctx: click.Context, debug: bool) -> None:
 
 main.add_command(clones_command)
 main.add_command(prompts_command)
+main.add_command(generate_command)
+main.add_command(import_command)
+main.add_command(export_command)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -1,0 +1,192 @@
+"""OpenAI and any OpenAI-compatible server (vLLM, llama.cpp, Ollama) through the openai SDK.
+
+Requests run concurrently under a limit; n > 1 is asked for in one request and topped up
+with further requests where a server returns fewer choices (Ollama) or refuses n > 1
+(llama.cpp). 429, 5xx, timeouts, dropped connections and malformed answers are retried with
+exponential backoff and jitter, honouring Retry-After.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Sequence
+
+import openai
+
+from ..errors import GenerationError
+from .base import Backend, GenerationRequest, GenerationResult, OnResult
+
+log = logging.getLogger(__name__)
+
+RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504}
+
+
+class OpenAIBackend(Backend):
+    default_mode = "completion"
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        concurrency: int = 16,
+        timeout: float = 120.0,
+        max_retries: int = 6,
+        backoff: float = 1.0,
+        max_backoff: float = 60.0,
+    ) -> None:
+        if concurrency < 1:
+            raise GenerationError(f"concurrency {concurrency}: must be at least 1")
+        self.model = model
+        self.base_url = base_url
+        self.api_key = api_key
+        self.concurrency = concurrency
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.supports_n = True
+
+    def describe(self) -> dict:
+        return {
+            "backend": "openai",
+            "model": self.model,
+            "base_url": _without_credentials(self.base_url),
+            "concurrency": self.concurrency,
+            "timeout": self.timeout,
+            "openai": openai.__version__,
+        }
+
+    def generate(self, requests: Sequence[GenerationRequest], on_result: OnResult) -> None:
+        asyncio.run(self._generate_all(requests, on_result))
+
+    async def _generate_all(self, requests, on_result: OnResult) -> None:
+        client = openai.AsyncOpenAI(
+            base_url=self.base_url,
+            api_key=self.api_key or "not-needed",
+            max_retries=0,
+            timeout=self.timeout,
+        )
+        limit = asyncio.Semaphore(self.concurrency)
+        try:
+            tasks = [asyncio.create_task(self._one(client, limit, r)) for r in requests]
+            for finished in asyncio.as_completed(tasks):
+                on_result(await finished)
+        finally:
+            await client.close()
+
+    async def _one(self, client, limit, request: GenerationRequest) -> GenerationResult:
+        texts: list[str] = []
+        reasons: list[str] = []
+        prompt_tokens = completion_tokens = 0
+        started = time.monotonic()
+        while len(texts) < request.n:
+            wanted = request.n - len(texts) if self.supports_n else 1
+            try:
+                async with limit:
+                    choices, usage = await self._call_with_retries(client, request, wanted)
+            except _Failed as failure:
+                return GenerationResult(
+                    request, latency=time.monotonic() - started, error=str(failure)
+                )
+            if not choices:
+                return GenerationResult(
+                    request,
+                    latency=time.monotonic() - started,
+                    error="the server returned no choices",
+                )
+            if wanted > 1 and len(choices) < wanted:
+                self.supports_n = False  # the server ignores n (Ollama): ask one at a time
+            for text, reason in choices[: request.n - len(texts)]:
+                texts.append(text)
+                reasons.append(reason)
+            prompt_tokens += usage[0]
+            completion_tokens += usage[1]
+        return GenerationResult(
+            request, texts, reasons, prompt_tokens, completion_tokens, time.monotonic() - started
+        )
+
+    async def _call_with_retries(self, client, request: GenerationRequest, n: int):
+        attempt = 0
+        while True:
+            try:
+                return await self._call(client, request, n)
+            except openai.BadRequestError as error:
+                if n > 1 and self.supports_n:
+                    log.info("server refused n=%d (%s); asking one sample at a time", n, error)
+                    self.supports_n = False
+                    n = 1
+                    continue
+                raise _Failed(f"bad request: {_message(error)}") from error
+            except openai.APIStatusError as error:
+                if error.status_code not in RETRYABLE_STATUS or attempt >= self.max_retries:
+                    raise _Failed(f"HTTP {error.status_code}: {_message(error)}") from error
+                delay = _retry_after(error) or self._backoff(attempt)
+            except (openai.APITimeoutError, openai.APIConnectionError) as error:
+                if attempt >= self.max_retries:
+                    raise _Failed(f"{type(error).__name__}: {error}") from error
+                delay = self._backoff(attempt)
+            except (openai.APIResponseValidationError, ValueError) as error:
+                if attempt >= self.max_retries:
+                    raise _Failed(f"malformed response: {error}") from error
+                delay = self._backoff(attempt)
+            attempt += 1
+            await asyncio.sleep(delay)
+
+    def _backoff(self, attempt: int) -> float:
+        """Exponential backoff with full jitter."""
+        return random.uniform(0, min(self.max_backoff, self.backoff * 2**attempt))
+
+    async def _call(self, client, request: GenerationRequest, n: int):
+        common = {
+            "model": self.model,
+            "n": n,
+            "temperature": request.temperature,
+            "top_p": request.top_p,
+            "max_tokens": request.max_new_tokens,
+            "seed": request.seed,
+        }
+        stop = list(request.stop[:4]) or None  # the API takes at most 4 stop sequences
+        if request.mode == "chat":
+            response = await client.chat.completions.create(
+                messages=[{"role": "user", "content": request.prompt}], stop=stop, **common
+            )
+            choices = [(c.message.content or "", c.finish_reason or "") for c in response.choices]
+        else:
+            response = await client.completions.create(prompt=request.prompt, stop=stop, **common)
+            choices = [(c.text or "", c.finish_reason or "") for c in response.choices]
+        usage = response.usage
+        tokens = (usage.prompt_tokens or 0, usage.completion_tokens or 0) if usage else (0, 0)
+        return choices, tokens
+
+
+class _Failed(Exception):
+    """A request that failed for good."""
+
+
+def _message(error: openai.APIStatusError) -> str:
+    body = error.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])
+    return str(error)
+
+
+def _retry_after(error: openai.APIStatusError) -> float | None:
+    value = error.response.headers.get("retry-after") if error.response is not None else None
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _without_credentials(url: str | None) -> str | None:
+    """A base URL with any user:password@ part removed (never stored)."""
+    if not url or "@" not in url:
+        return url
+    scheme, _, rest = url.partition("://")
+    return f"{scheme}://{rest.split('@', 1)[1]}"

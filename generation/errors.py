@@ -1,0 +1,7 @@
+"""Errors for generation input (model specs, settings, sample files, the store)."""
+
+from __future__ import annotations
+
+
+class GenerationError(Exception):
+    """A model spec, setting, sample file or store that cannot be used as given."""

@@ -1,0 +1,155 @@
+"""Sample files from elsewhere: human-eval JSONL and bigcode-evaluation-harness JSON, in and out.
+
+human-eval JSONL: one `{"task_id", "completion"}` per line, with optional `model`,
+`temperature`, `prompt_set`, `variant` and `sample` keys (else given on the command line; the
+sample index is then the order of appearance). bigcode JSON: a list per task, in task order, of
+full programs (prompt plus generation).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..benchmarks import Benchmark, PromptSet
+from .errors import GenerationError
+from .postprocess import understand
+from .store import StoredSample
+
+IMPORTED = "imported"
+"""The settings key of imported samples (their sampling settings are not known)."""
+
+
+@dataclass(frozen=True)
+class ImportDefaults:
+    model: str | None = None
+    temperature: float | None = None
+    prompt_set: str = "original"
+
+
+PromptLookup = Callable[[str], PromptSet]
+"""Prompt set by name (`original`, `fixed`, or a path)."""
+
+
+def read_sample_file(
+    path: Path, benchmark: Benchmark, prompts: PromptLookup, defaults: ImportDefaults
+) -> list[StoredSample]:
+    """Every sample of a human-eval JSONL or bigcode JSON file, understood against its prompt."""
+    if not path.is_file():
+        raise GenerationError(f"{path}: no such sample file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise GenerationError(f"{path}: not UTF-8 text ({error.reason})") from error
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        records = _bigcode_records(path, text, benchmark)
+    else:
+        records = _jsonl_records(path, text)
+    samples, seen_index = [], {}
+    for where, record in records:
+        task = benchmark.get(str(record.get("task_id")))
+        if task is None:
+            raise GenerationError(
+                f"{where}: task_id {record.get('task_id')!r} is not in {benchmark.name}"
+            )
+        completion = record.get("completion")
+        if not isinstance(completion, str):
+            raise GenerationError(f"{where}: needs a string `completion` (the model's output)")
+        model = record.get("model", defaults.model)
+        temperature = record.get("temperature", defaults.temperature)
+        if model is None or temperature is None:
+            raise GenerationError(
+                f"{where}: the file does not say the model or temperature; "
+                "give --model and --temperature"
+            )
+        prompt_set = str(record.get("prompt_set", defaults.prompt_set))
+        prompt_set_obj = prompts(prompt_set)
+        variant = str(record.get("variant") or _only_variant(prompt_set_obj, task.task_id, where))
+        prompt = next(
+            (p.text for p in prompt_set_obj.for_task(task.task_id) if p.variant == variant), None
+        )
+        if prompt is None:
+            raise GenerationError(
+                f"{where}: prompt set {prompt_set!r} has no variant {variant!r} for {task.task_id}"
+            )
+        group = (str(model), prompt_set_obj.name, variant, task.task_id, float(temperature))
+        index = record.get("sample", record.get("sample_index"))
+        if index is None:
+            index = seen_index.get(group, 0)
+        seen_index[group] = max(seen_index.get(group, 0), int(index) + 1)
+        understood = understand(completion, prompt, task.entry_point)
+        samples.append(
+            StoredSample(
+                model=str(model), settings_key=IMPORTED, prompt_set=prompt_set_obj.name,
+                variant=variant, task_id=task.task_id, temperature=float(temperature),
+                sample_index=int(index), raw=completion, completion=understood.completion,
+                program=understood.program, form=understood.form,
+            )
+        )  # fmt: skip
+    if not samples:
+        raise GenerationError(f"{path}: no samples in the file")
+    return samples
+
+
+def _only_variant(prompt_set: PromptSet, task_id: str, where: str) -> str:
+    variants = [p.variant for p in prompt_set.for_task(task_id)]
+    if len(variants) != 1:
+        raise GenerationError(
+            f"{where}: prompt set {prompt_set.name!r} has {len(variants)} variants for "
+            f"{task_id}; add a `variant` key to each line"
+        )
+    return variants[0]
+
+
+def _jsonl_records(path: Path, text: str) -> Iterator[tuple[str, dict]]:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise GenerationError(f"{path}:{number}: not valid JSON ({error.msg})") from error
+        if not isinstance(record, dict):
+            raise GenerationError(f"{path}:{number}: each line must be a JSON object")
+        yield f"{path}:{number}", record
+
+
+def _bigcode_records(path: Path, text: str, benchmark: Benchmark) -> Iterator[tuple[str, dict]]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise GenerationError(
+            f"{path}: not valid JSON ({error.msg} at line {error.lineno})"
+        ) from error
+    if not isinstance(data, list) or not all(isinstance(item, list) for item in data):
+        raise GenerationError(f"{path}: a bigcode generations file is a list (per task) of lists")
+    if len(data) > len(benchmark):
+        raise GenerationError(
+            f"{path}: {len(data)} task lists, but {benchmark.name} has {len(benchmark)} tasks"
+        )
+    for task, programs in zip(benchmark.tasks, data, strict=False):
+        for index, program in enumerate(programs):
+            where = f"{path} task {task.task_id} sample {index}"
+            yield where, {"task_id": task.task_id, "completion": program, "sample": index}
+
+
+def write_humaneval_jsonl(samples, path: Path) -> int:
+    """human-eval JSONL with model, temperature, prompt set, variant and sample index as keys."""
+    count = 0
+    with path.open("w", encoding="utf-8") as out:
+        for sample in samples:
+            record = {
+                "task_id": sample.task_id,
+                "completion": sample.completion,
+                "model": sample.model,
+                "temperature": sample.temperature,
+                "prompt_set": sample.prompt_set,
+                "variant": sample.variant,
+                "sample": sample.sample_index,
+            }
+            out.write(json.dumps(record) + "\n")
+            count += 1
+    return count

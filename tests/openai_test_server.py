@@ -1,0 +1,294 @@
+"""A real, local HTTP server that speaks enough of the OpenAI API for tests and benchmarks.
+
+Standard library only; it listens on 127.0.0.1 on a free port and never contacts anything else::
+
+    with OpenAITestServer(responder=my_responder, latency=0.05) as server:
+        client = openai.OpenAI(base_url=server.base_url, api_key="test")
+        server.fail_next(429, retry_after=1)
+
+Endpoints: ``POST /v1/completions``, ``POST /v1/chat/completions``, ``GET /v1/models``;
+anything else gets a 404 with an OpenAI-style error body. Tokens are whitespace-separated
+words, which is all ``max_tokens`` and ``usage`` need here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import socket
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Responder = Callable[[str, Any, int, dict], str]
+N_MODES = ("openai", "refuse", "ignore")
+RECORDED_HEADERS = ("Authorization", "Content-Type", "User-Agent", "Connection")
+MODELS = {"object": "list", "data": [{"id": "test-model", "object": "model", "owned_by": "test"}]}
+ROUTES = {"/v1/completions": "completion", "/v1/chat/completions": "chat"}
+MALFORMED = b'{"id": "cmpl-broken", "choices": [{"text": '
+_ERROR_TYPES = {400: "invalid_request_error", 404: "not_found_error", 429: "rate_limit_error"}
+
+
+def default_responder(kind: str, prompt: Any, index: int, body: dict) -> str:
+    """A function body for completions, a fenced Python function for chat."""
+    if kind == "completion":
+        return "    return None\n"
+    return "```python\ndef f():\n    return None\n```"
+
+
+def message_text(content: Any) -> str:
+    """The text of a chat message content: a string or a list of ``{"text": ...}`` parts."""
+    if isinstance(content, list):
+        return " ".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return content if isinstance(content, str) else ""
+
+
+def count_words(text: str) -> int:
+    """The server's token count: whitespace-separated words."""
+    return len(text.split())
+
+
+def truncate(text: str, stop: Any, max_tokens: int | None) -> tuple[str, str]:
+    """Cut at the earliest ``stop`` sequence, then keep at most ``max_tokens`` words (with the
+    original text up to the end of the last one). Returns (text, finish_reason)."""
+    stops = [stop] if isinstance(stop, str) else [s for s in stop or [] if isinstance(s, str)]
+    cuts = [text.find(s) for s in stops if s and s in text]
+    text = text[: min(cuts)] if cuts else text
+    words = list(re.finditer(r"\S+", text))
+    if max_tokens is not None and len(words) > max_tokens:
+        return (text[: words[max_tokens - 1].end()] if max_tokens > 0 else ""), "length"
+    return text, "stop"
+
+
+def error_body(status: int, message: str, code: str | None = None) -> dict:
+    """An OpenAI-style error payload."""
+    kind = _ERROR_TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # listen backlog: room for 64+ simultaneous connects
+    owner: OpenAITestServer
+
+    def handle_error(self, request, client_address):
+        if not isinstance(sys.exc_info()[1], OSError):  # clients hanging up are expected
+            super().handle_error(request, client_address)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as httpx (the openai SDK) expects
+    disable_nagle_algorithm = True  # no delayed-ACK stalls between headers and body
+    server: _Server
+
+    def log_message(self, format, *args):  # quiet
+        pass
+
+    def setup(self):
+        super().setup()
+        self.server.owner._track(self.connection, True)
+
+    def finish(self):
+        self.server.owner._track(self.connection, False)
+        with contextlib.suppress(OSError):
+            super().finish()
+
+    def handle(self):
+        with contextlib.suppress(OSError):  # BrokenPipeError, ConnectionResetError: client left
+            super().handle()
+
+    def do_GET(self):
+        owner = self.server.owner
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length > 0 else b""
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:  # recorded as None, answered with a 400
+            body = None
+        owner._record(self.command, self.path, body, self.headers)
+        path = self.path.split("?", 1)[0].rstrip("/")
+        if owner.latency:
+            time.sleep(owner.latency)
+        fault = None if (self.command, path) == ("GET", "/v1/models") else owner._pop_fault()
+        if fault and fault[0] == "slow":
+            time.sleep(fault[1])
+        elif fault and fault[0] == "fail":
+            code = "rate_limit_exceeded" if fault[1] == 429 else None
+            error = error_body(fault[1], f"Injected failure: HTTP {fault[1]}", code)
+            extra = {} if fault[2] is None else {"Retry-After": f"{fault[2]:g}"}
+            return self._send(fault[1], error, extra)
+        elif fault and fault[0] == "malformed":
+            return self._send(200, MALFORMED)
+        elif fault:  # "drop": hang up without answering
+            self.close_connection = True
+            return None
+        if (self.command, path) == ("GET", "/v1/models"):
+            return self._send(200, MODELS)
+        if self.command != "POST" or path not in ROUTES:
+            return self._send(404, error_body(404, f"Unknown request URL: {self.command} {path}"))
+        if not isinstance(body, dict):
+            return self._send(400, error_body(400, "The request body is not a JSON object."))
+        return self._send(*owner._generate(ROUTES[path], body))
+
+    do_POST = do_PUT = do_PATCH = do_DELETE = do_GET
+
+    def _send(self, status: int, payload: dict | bytes, headers: dict | None = None) -> None:
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+
+class OpenAITestServer:
+    """An OpenAI-compatible HTTP server on 127.0.0.1, serving from a daemon thread.
+
+    ``responder(kind, prompt_or_messages, index, body) -> str`` writes each choice's text
+    (``kind`` is "completion" or "chat", ``index`` the choice number 0..n-1 for that prompt);
+    it runs in handler threads, possibly concurrently. ``n_mode``: "openai" honours ``n``,
+    "refuse" answers 400 to n > 1 (llama.cpp), "ignore" always gives one choice (Ollama).
+    ``latency`` seconds are slept in each handler thread before answering.
+    """
+
+    def __init__(self, responder: Responder | None = None, *, n_mode="openai", latency=0.0):
+        if n_mode not in N_MODES:
+            raise ValueError(f"n_mode must be one of {N_MODES}, not {n_mode!r}")
+        self.responder, self.n_mode, self.latency = responder or default_responder, n_mode, latency
+        self._lock = threading.Lock()
+        self._requests: list[dict] = []
+        self._faults: deque[tuple] = deque()
+        self._connections: set[socket.socket] = set()
+        self._counter = 0
+        self._httpd: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> OpenAITestServer:
+        """Bind a free port and serve in a daemon thread."""
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._httpd.owner = self
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        """Stop serving, hang up open keep-alive connections, close the listening socket."""
+        if self._httpd is None or self._thread is None:
+            return
+        self._httpd.shutdown()
+        with self._lock:
+            connections = list(self._connections)
+        for conn in connections:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+        self._httpd = self._thread = None
+
+    def __enter__(self) -> OpenAITestServer:
+        return self.start()
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT/v1``."""
+        if self._httpd is None:
+            raise RuntimeError("the server is not running")
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    @property
+    def requests(self) -> list[dict]:
+        """A snapshot of the recorded requests: method, path, json, headers, timestamp."""
+        with self._lock:
+            return list(self._requests)
+
+    def fail_next(
+        self, status: int = 429, times: int = 1, retry_after: float | None = None
+    ) -> None:
+        """Answer the next ``times`` requests with ``status``, an error body, and Retry-After."""
+        self._push(("fail", status, retry_after), times)
+
+    def slow_next(self, seconds: float, times: int = 1) -> None:
+        """Sleep ``seconds`` before answering the next ``times`` requests normally."""
+        self._push(("slow", seconds), times)
+
+    def malformed_next(self, times: int = 1) -> None:
+        """Answer the next ``times`` requests with 200 and a body that is not valid JSON."""
+        self._push(("malformed",), times)
+
+    def drop_next(self, times: int = 1) -> None:
+        """Close the connection of the next ``times`` requests without any response."""
+        self._push(("drop",), times)
+
+    def _push(self, fault: tuple, times: int) -> None:
+        with self._lock:
+            self._faults.extend([fault] * times)
+
+    def _pop_fault(self) -> tuple | None:
+        with self._lock:
+            return self._faults.popleft() if self._faults else None
+
+    def _track(self, conn: socket.socket, alive: bool) -> None:
+        with self._lock:
+            (self._connections.add if alive else self._connections.discard)(conn)
+
+    def _record(self, method: str, path: str, body: Any, headers) -> None:
+        kept = {name: headers[name] for name in RECORDED_HEADERS if name in headers}
+        entry = {"method": method, "path": path, "json": body, "headers": kept}
+        with self._lock:
+            self._requests.append({**entry, "timestamp": time.time()})
+
+    def _generate(self, kind: str, body: dict) -> tuple[int, dict]:
+        """The (status, payload) answering a completion or chat completion request."""
+        n = 1 if body.get("n") is None else body["n"]
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            return 400, error_body(400, f"Invalid value for 'n': {n!r}; expected an integer >= 1.")
+        if n > 1 and self.n_mode == "refuse":
+            return 400, error_body(400, "Only one completion choice is supported: 'n' must be 1.")
+        n = 1 if self.n_mode == "ignore" else n
+        if kind == "completion":
+            prompt = body.get("prompt", "")
+            prompts = prompt if isinstance(prompt, list) else [prompt]
+            prompt_tokens = sum(count_words(p) for p in prompts if isinstance(p, str))
+        elif isinstance(body.get("messages"), list):
+            prompts = [body["messages"]]
+            contents = [m.get("content") for m in prompts[0] if isinstance(m, dict)]
+            prompt_tokens = sum(count_words(message_text(c)) for c in contents)
+        else:
+            return 400, error_body(400, "'messages' must be a list.")
+        max_tokens = body.get("max_tokens", body.get("max_completion_tokens"))
+        choices, completion_tokens = [], 0
+        for prompt in prompts:
+            for index in range(n):
+                try:
+                    raw = str(self.responder(kind, prompt, index, body))
+                except Exception as exc:  # a broken responder is a server error, not a hang
+                    return 500, error_body(500, f"responder failed: {exc!r}")
+                text, finish = truncate(raw, body.get("stop"), max_tokens)
+                completion_tokens += count_words(text)
+                choice = {"index": len(choices), "finish_reason": finish, "logprobs": None}
+                if kind == "completion":
+                    choices.append({**choice, "text": text})
+                else:
+                    choices.append({**choice, "message": {"role": "assistant", "content": text}})
+        usage = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
+        usage["total_tokens"] = prompt_tokens + completion_tokens
+        with self._lock:
+            self._counter += 1
+            ident = f"{'cmpl' if kind == 'completion' else 'chatcmpl'}-test{self._counter}"
+        obj = "text_completion" if kind == "completion" else "chat.completion"
+        head = {"id": ident, "object": obj, "created": int(time.time())}
+        model = body.get("model") or "test-model"
+        return 200, {**head, "model": model, "choices": choices, "usage": usage}
