@@ -115,7 +115,7 @@ class OpenAIBackend(Backend):
             try:
                 return await self._call(client, request, n)
             except openai.BadRequestError as error:
-                if n > 1 and self.supports_n:
+                if n > 1:  # llama.cpp refuses n > 1: from now on, one sample per request
                     log.info("server refused n=%d (%s); asking one sample at a time", n, error)
                     self.supports_n = False
                     n = 1
