@@ -24,16 +24,6 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, sys.argv[1])
-from openai_test_server import OpenAITestServer
-
-with OpenAITestServer(latency=float(sys.argv[2]), n_mode=sys.argv[3]) as server:
-    print(server.base_url, flush=True)
-    sys.stdin.read()
-    print(len(server.requests), flush=True)
-"""
-
-
 from cloneprobe.benchmarks import load_humaneval, load_prompt_set
 from cloneprobe.generation import (
     Plan,
@@ -47,6 +37,14 @@ from cloneprobe.generation.postprocess import chat_message
 
 TESTS = Path(__file__).resolve().parent.parent / "tests"
 SERVE = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from openai_test_server import OpenAITestServer
+with OpenAITestServer(latency=float(sys.argv[2]), n_mode=sys.argv[3]) as server:
+    print(server.base_url, flush=True)
+    sys.stdin.read()
+    print(len(server.requests), flush=True)
+"""
 API_TARGET = 0.8
 BATCH_TARGET = 3.0
 

@@ -6,6 +6,8 @@ stop sequences end a sequence early, and a batch ends when all of its sequences 
 
 from __future__ import annotations
 
+import contextlib
+import io
 import logging
 import time
 from collections.abc import Sequence
@@ -40,13 +42,16 @@ class TransformersBackend(Backend):
         self.batch_size = batch_size
         self.label = label
         extra = {"gguf_file": gguf_file} if gguf_file else {}
+        # transformers' GGUF loader draws a tqdm bar of its own on stderr; keep it off ours.
+        quiet = contextlib.redirect_stderr(io.StringIO()) if gguf_file else contextlib.nullcontext()
         try:
-            self.tokenizer = transformers.AutoTokenizer.from_pretrained(
-                model, local_files_only=True, **extra
-            )
-            self.model = transformers.AutoModelForCausalLM.from_pretrained(
-                model, local_files_only=True, dtype=torch.float32, **extra
-            )
+            with quiet:
+                self.tokenizer = transformers.AutoTokenizer.from_pretrained(
+                    model, local_files_only=True, **extra
+                )
+                self.model = transformers.AutoModelForCausalLM.from_pretrained(
+                    model, local_files_only=True, dtype=torch.float32, **extra
+                )
         except (OSError, ValueError) as error:
             raise GenerationError(
                 f"hf:{model}: cannot load a model from it ({error}); give a local folder with "
