@@ -32,6 +32,14 @@ class _Group(click.Group):
                 f"[red]error:[/red] {error}", highlight=False, soft_wrap=True
             )
             sys.exit(2)
+        except KeyboardInterrupt:
+            Console(stderr=True).print(
+                "[yellow]interrupted[/yellow]: what was stored is kept; run the same command "
+                "again to resume",
+                highlight=False,
+                soft_wrap=True,
+            )
+            sys.exit(130)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

@@ -63,8 +63,9 @@ def build_config(
     )
 
 
-def detector_options(command):
-    """The detector's options, for `clones` and any later command that detects."""
+def detector_options(command, files: bool = True):
+    """The detector's options, for `clones` and the commands that detect in samples
+    (`files=False` leaves out --lang and --granularity, which the benchmark decides)."""
     options = [
         click.option(
             "--profile",
@@ -121,6 +122,8 @@ def detector_options(command):
             help="Fragments are functions, or whole files.",
         ),
     ]
+    if not files:
+        options = options[:-2]
     for option in reversed(options):
         command = option(command)
     return command

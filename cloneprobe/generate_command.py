@@ -142,8 +142,9 @@ def generation_options(command):
     return command
 
 
-def run_generation(console: Console, **options) -> tuple[list[RunSummary], Path]:
-    """Plan and run generation for every model; returns the summaries and the store path."""
+def run_generation(console: Console, **options) -> tuple[list[RunSummary], list[str]]:
+    """Plan and run generation for every model; returns the summaries and the settings key
+    of each model's samples."""
     benchmark = load_benchmark(options["benchmark_spec"])
     prompt_sets = load_prompt_sets(options["prompts_spec"] or "original,fixed", benchmark)
     temperatures = check_temperatures(list(options["temperatures"] or [0.2]))
@@ -156,7 +157,7 @@ def run_generation(console: Console, **options) -> tuple[list[RunSummary], Path]
         timeout=options["timeout"],
         batch_size=options["batch_size"],
     )
-    summaries = []
+    summaries, keys = [], []
     with SampleStore(options["store_path"]) as store:
         for spec in specs:
             with console.status(f"loading {spec.label} ..."):
@@ -171,12 +172,17 @@ def run_generation(console: Console, **options) -> tuple[list[RunSummary], Path]
             )
             plan = Plan(prompt_sets, benchmark, temperatures, options["n"] or 20, settings,
                         task_ids)  # fmt: skip
-            summaries.append(_run_with_progress(console, spec.label, backend, plan, store))
+            keys.append(settings.key)
+            summaries.append(
+                _run_with_progress(console, spec.label, backend, plan, store, options)
+            )
             backend.close()
-    return summaries, options["store_path"]
+    return summaries, keys
 
 
-def _run_with_progress(console, label, backend, plan: Plan, store: SampleStore) -> RunSummary:
+def _run_with_progress(
+    console, label, backend, plan: Plan, store: SampleStore, options: dict
+) -> RunSummary:
     with progress_bar(console) as bar:
         task = bar.add_task(f"{label}", total=plan.total, failed=0)
         already = [0]
@@ -192,7 +198,8 @@ def _run_with_progress(console, label, backend, plan: Plan, store: SampleStore) 
             if (ps.name, variant, task_id, float(temperature), i) in done
         )
         bar.update(task, completed=already[0])
-        return run_plan(label, backend, plan, store, library_versions(), update)
+        config = {k: (str(v) if isinstance(v, Path) else v) for k, v in options.items()}
+        return run_plan(label, backend, plan, store, library_versions(), update, config)
 
 
 @click.command("generate")
@@ -210,9 +217,9 @@ def generate_command(**options) -> None:
       cloneprobe generate --model hf:./my-checkpoint --batch-size 32
     """
     console = Console(stderr=True)
-    summaries, store = run_generation(console, **options)
+    summaries, _ = run_generation(console, **options)
     Console().print(summary_table(summaries))
-    Console().print(f"store: {store}", highlight=False, soft_wrap=True)
+    Console().print(f"store: {options['store_path']}", highlight=False, soft_wrap=True)
 
 
 @click.command("import")

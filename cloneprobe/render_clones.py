@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from rapidfuzz.distance import LCSseq
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from .align import align_lines
 from .clones import ClonePair, CloneReport
 
 
@@ -50,26 +50,11 @@ def side_by_side(pair: ClonePair, report: CloneReport) -> Table:
     table.add_column("", width=1)
     table.add_column("system A", overflow="fold")
     table.add_column("system B", overflow="fold")
-    pending_a: list[str] = []
-    pending_b: list[str] = []
-
-    def flush_changes() -> None:
-        for k in range(max(len(pending_a), len(pending_b))):
-            a_line = pending_a[k] if k < len(pending_a) else ""
-            b_line = pending_b[k] if k < len(pending_b) else ""
-            table.add_row(Text("≠", style="red"), Text(a_line, "red"), Text(b_line, "green"))
-        pending_a.clear()
-        pending_b.clear()
-
-    for tag, a0, a1, b0, b1 in LCSseq.opcodes(left, right).as_list():
-        if tag != "equal":
-            pending_a.extend(left[a0:a1])
-            pending_b.extend(right[b0:b1])
-            continue
-        flush_changes()
-        for a_line, b_line in zip(left[a0:a1], right[b0:b1], strict=True):
+    for same, a_line, b_line in align_lines(left, right):
+        if same:
             table.add_row(" ", a_line, b_line)
-    flush_changes()
+        else:
+            table.add_row(Text("≠", style="red"), Text(a_line, "red"), Text(b_line, "green"))
     return table
 
 

@@ -75,8 +75,10 @@ def run_plan(
     store: SampleStore,
     versions: dict,
     progress: Progress | None = None,
+    config: dict | None = None,
 ) -> RunSummary:
-    """Fill the store with what the plan asks and it does not have yet."""
+    """Fill the store with what the plan asks and it does not have yet; `config` (the resolved
+    experiment configuration, if any) is kept with the run."""
     settings = plan.settings
     done = store.done_keys(model, settings.key)
     requests = []
@@ -103,10 +105,12 @@ def run_plan(
                 max_new_tokens=settings.max_new_tokens,
                 stop=settings.stop if settings.mode == "completion" else (),
                 mode=settings.mode,
-                seed=settings.seed,
+                # offset by the first missing index: growing n adds new draws, not copies
+                seed=None if settings.seed is None else settings.seed + missing[0],
             )
         )
-    run_id = store.start_run(model, {**settings.to_dict(), **backend.describe()}, versions)
+    run_settings = {**settings.to_dict(), **backend.describe(), "config": config or {}}
+    run_id = store.start_run(model, run_settings, versions)
     counts = {"ok": 0, "failed": 0, "prompt_tokens": 0, "completion_tokens": 0}
     started = time.monotonic()
 

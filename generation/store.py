@@ -82,6 +82,8 @@ class StoredSample:
     latency: float | None = None
     error: str | None = None
     run_id: int | None = None
+    id: int | None = None
+    """The row id, set on samples read back from the store."""
 
     @property
     def ok(self) -> bool:

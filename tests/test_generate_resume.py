@@ -100,9 +100,7 @@ def test_killed_generate_resumes_with_only_the_missing_samples(tmp_path):
         assert 0 < len(before) < TASKS * N
         assert len(before) % N == 0  # a request's samples are committed together
 
-        second = subprocess.run(
-            command, env=cli_env(), capture_output=True, text=True, timeout=60
-        )
+        second = subprocess.run(command, env=cli_env(), capture_output=True, text=True, timeout=60)
         assert second.returncode == 0, second.stderr
         resumed = server.requests[asked:]
 
@@ -111,9 +109,7 @@ def test_killed_generate_resumes_with_only_the_missing_samples(tmp_path):
     assert {key: after[key] for key in before} == before  # same id, raw, created_at, run
     done_tasks = {task for task, _ in before}
     missing_tasks = set(prompts) - done_tasks
-    assert sorted(r["json"]["prompt"] for r in resumed) == sorted(
-        prompts[t] for t in missing_tasks
-    )
+    assert sorted(r["json"]["prompt"] for r in resumed) == sorted(prompts[t] for t in missing_tasks)
     assert all(r["json"]["n"] == N for r in resumed)
     assert all(r["headers"]["Authorization"] == f"Bearer {SECRET}" for r in resumed)
     summary = summary_row(second.stdout)

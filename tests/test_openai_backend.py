@@ -120,7 +120,8 @@ def test_server_refusing_n_gets_one_sample_per_request():
     with OpenAITestServer(counting_responder(), n_mode="refuse") as server:
         # two prompts: the second one's first request may still ask n=3 after the switch
         results = generate(
-            make_backend(server, concurrency=1), [make_request(n=3, key=0), make_request(n=3, key=1)]
+            make_backend(server, concurrency=1),
+            [make_request(n=3, key=0), make_request(n=3, key=1)],
         )
         sizes = n_values(server)
     assert [r.error for r in results] == [None, None]
@@ -140,12 +141,6 @@ def test_server_ignoring_n_is_topped_up_with_further_requests():
     assert sizes == [3, 1, 1]
 
 
-@pytest.mark.xfail(
-    reason="BUG: top-up requests (server refuses or ignores n) all send the same `seed`, so a "
-    "seed-honouring server (llama.cpp, Ollama) returns the same sample n times instead of n "
-    "draws; OpenAIBackend._call sends request.seed unchanged for every one-at-a-time request",
-    strict=True,
-)
 @pytest.mark.parametrize("n_mode", ["refuse", "ignore"])
 def test_top_up_requests_with_a_seed_give_distinct_draws(n_mode):
     with OpenAITestServer(seeded_responder, n_mode=n_mode) as server:
@@ -262,7 +257,7 @@ def test_concurrency_limit_bounds_the_requests_in_flight():
     assert all(r.error is None for r in results)
     # each request is in the server for at least `latency` after its timestamp
     overlap = max(sum(1 for s in starts if s <= t < s + latency) for t in starts)
-    assert overlap == 4
+    assert 3 <= overlap <= 4  # parallel, and never more than the limit
     assert elapsed >= 3 * latency * 0.95  # 12 requests, 4 at a time: at least 3 rounds
 
 

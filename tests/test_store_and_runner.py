@@ -86,9 +86,7 @@ def row_snapshot(store) -> dict:
     return {tuple(row[1:7]): (row[0], *row[7:]) for row in cursor}
 
 
-def test_plan_stores_one_sample_per_task_prompt_set_temperature_and_index(
-    plan, store, prompt_sets
-):
+def test_plan_stores_one_sample_per_task_prompt_set_temperature_and_index(plan, store, prompt_sets):
     with OpenAITestServer(counting_responder()) as server:
         summary = run(server, plan, store)
         sent = server.requests
@@ -215,8 +213,10 @@ def test_runs_table_records_settings_versions_and_finished_status(plan, store):
 
 
 def test_chat_mode_stores_the_fenced_function_as_the_program(humaneval, prompt_sets, store):
+    function = "def has_close_elements(numbers, threshold):\n    return 1\n"
+
     def responder(kind, messages, index, body):
-        return "Here it is:\n```python\ndef has_close_elements(numbers, threshold):\n    return 1\n```\n"
+        return f"Here it is:\n```python\n{function}```\n"
 
     plan = Plan(prompt_sets[:1], humaneval, (0.2,), 2, SamplingSettings(mode="chat"), TASKS)
     with OpenAITestServer(responder) as server:
@@ -229,7 +229,7 @@ def test_chat_mode_stores_the_fenced_function_as_the_program(humaneval, prompt_s
     [first, second] = [r for r in all_rows(store) if r.task_id == "HumanEval/0"]
     for row in (first, second):
         assert row.mode == "chat" and row.form == "fenced"
-        assert row.program == "def has_close_elements(numbers, threshold):\n    return 1\n"
+        assert row.program == function
 
 
 def secret_in_store_files(path: Path) -> dict[str, bool]:
@@ -259,13 +259,20 @@ def test_api_key_never_reaches_the_store(plan, tmp_path, monkeypatch):
     assert "secret.sqlite" in found and not any(found.values())
 
 
-@pytest.mark.xfail(
-    reason="BUG: with a fixed seed, raising n (or refilling missing indices) asks the missing "
-    "indices with the same seed as the stored ones, so a seed-honouring server returns copies "
-    "of the samples already stored (run_plan sends settings.seed unchanged for every request; "
-    "the seed should depend on the sample index)",
-    strict=True,
-)
+def test_credentials_in_the_base_url_never_reach_the_store(plan, tmp_path):
+    path = tmp_path / "url.sqlite"
+    with SampleStore(path) as store, OpenAITestServer(counting_responder()) as server:
+        url = server.base_url.replace("http://", f"http://user:{SECRET}@")
+        backend = OpenAIBackend("test-model", base_url=url, backoff=0.01, max_backoff=0.05)
+        summary = run_plan(MODEL, backend, plan, store, library_versions())
+        assert summary.generated == TOTAL
+        [record] = store.runs()
+        assert record["settings"]["base_url"] == server.base_url
+        assert not any(secret_in_store_files(path).values())
+    found = secret_in_store_files(path)
+    assert "url.sqlite" in found and not any(found.values())
+
+
 def test_growing_n_with_a_seed_adds_new_draws_not_copies(humaneval, prompt_sets, store):
     settings = SamplingSettings(seed=11)
     small = Plan(prompt_sets[:1], humaneval, (0.8,), 2, settings, frozenset({"HumanEval/0"}))

@@ -87,7 +87,9 @@ class OpenAIBackend(Backend):
             wanted = request.n - len(texts) if self.supports_n else 1
             try:
                 async with limit:
-                    choices, usage = await self._call_with_retries(client, request, wanted)
+                    # a top-up request must not repeat the draws a seed already gave
+                    seed = None if request.seed is None else request.seed + len(texts)
+                    choices, usage = await self._call_with_retries(client, request, wanted, seed)
             except _Failed as failure:
                 return GenerationResult(
                     request, latency=time.monotonic() - started, error=str(failure)
@@ -109,11 +111,13 @@ class OpenAIBackend(Backend):
             request, texts, reasons, prompt_tokens, completion_tokens, time.monotonic() - started
         )
 
-    async def _call_with_retries(self, client, request: GenerationRequest, n: int):
+    async def _call_with_retries(
+        self, client, request: GenerationRequest, n: int, seed: int | None
+    ):
         attempt = 0
         while True:
             try:
-                return await self._call(client, request, n)
+                return await self._call(client, request, n, seed)
             except openai.BadRequestError as error:
                 if n > 1:  # llama.cpp refuses n > 1: from now on, one sample per request
                     log.info("server refused n=%d (%s); asking one sample at a time", n, error)
@@ -140,14 +144,14 @@ class OpenAIBackend(Backend):
         """Exponential backoff with full jitter."""
         return random.uniform(0, min(self.max_backoff, self.backoff * 2**attempt))
 
-    async def _call(self, client, request: GenerationRequest, n: int):
+    async def _call(self, client, request: GenerationRequest, n: int, seed: int | None):
         common = {
             "model": self.model,
             "n": n,
             "temperature": request.temperature,
             "top_p": request.top_p,
             "max_tokens": request.max_new_tokens,
-            "seed": request.seed,
+            "seed": seed,
         }
         stop = list(request.stop[:4]) or None  # the API takes at most 4 stop sequences
         if request.mode == "chat":

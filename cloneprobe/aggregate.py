@@ -1,0 +1,155 @@
+"""Aggregating verdicts: per model x temperature x prompt set, and original against fixed."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .detection import TYPE_RANK, Verdict
+from .generation import StoredSample
+from .stats import bootstrap_difference, mcnemar_exact
+
+TYPES = ("1", "2", "3")
+
+
+def prompt_label(prompt_set: str, variant: str) -> str:
+    """`original`, `fixed`, or `<set>:<variant>` for sets with several variants."""
+    return prompt_set if variant == prompt_set else f"{prompt_set}:{variant}"
+
+
+def rank(clone_type: str | None) -> int | None:
+    return TYPE_RANK.get(clone_type) if clone_type else None
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One sample with its verdict."""
+
+    sample: StoredSample
+    verdict: Verdict
+
+    @property
+    def rank(self) -> int | None:
+        return rank(self.verdict.clone_type)
+
+
+@dataclass
+class Group:
+    model: str
+    temperature: float
+    prompt_set: str
+    variant: str
+    samples: list[Judged] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return prompt_label(self.prompt_set, self.variant)
+
+    def task_ranks(self) -> dict[str, int | None]:
+        """Most specific clone type per task (None: no sample of the task is a clone)."""
+        best: dict[str, int | None] = {}
+        for judged in self.samples:
+            task = judged.sample.task_id
+            current, new = best.get(task), judged.rank
+            best[task] = new if current is None else (current if new is None else min(current, new))
+        return best
+
+    def summary(self) -> dict:
+        ranks = self.task_ranks()
+        tasks, samples = len(ranks), len(self.samples)
+        sample_ranks = [j.rank for j in self.samples]
+        trivial_tasks = {j.sample.task_id for j in self.samples if j.verdict.trivial_type} - {
+            task for task, r in ranks.items() if r is not None
+        }
+        return {
+            "model": self.model,
+            "temperature": self.temperature,
+            "prompt_set": self.label,
+            "variant": self.variant,
+            "tasks": tasks,
+            "samples": samples,
+            "tasks_with_clone": _by_type(ranks.values(), cumulative=True),
+            "tasks_with_clone_exclusive": _by_type(ranks.values(), cumulative=False),
+            "samples_with_clone": _by_type(sample_ranks, cumulative=True),
+            "samples_with_clone_exclusive": _by_type(sample_ranks, cumulative=False),
+            "task_rate": {t: _rate(n, tasks) for t, n in _by_type(ranks.values(), True).items()},
+            "sample_rate": {t: _rate(n, samples) for t, n in _by_type(sample_ranks, True).items()},
+            "tasks_trivial_only": len(trivial_tasks),
+        }
+
+
+def _by_type(ranks: Iterable[int | None], cumulative: bool) -> dict[str, int]:
+    ranks = list(ranks)
+    return {
+        t: sum(1 for r in ranks if r is not None and (r <= int(t) if cumulative else r == int(t)))
+        for t in TYPES
+    }
+
+
+def _rate(count: int, total: int) -> float:
+    return round(100.0 * count / total, 2) if total else 0.0
+
+
+def group_samples(samples: Iterable[StoredSample], verdicts: dict[int, Verdict]) -> list[Group]:
+    groups: dict[tuple, Group] = {}
+    for sample in samples:
+        verdict = verdicts.get(sample.id)  # type: ignore[arg-type]
+        if verdict is None:
+            continue
+        key = (sample.model, sample.temperature, sample.prompt_set, sample.variant)
+        if key not in groups:
+            groups[key] = Group(*key)
+        groups[key].samples.append(Judged(sample, verdict))
+    return [
+        groups[k]
+        for k in sorted(groups, key=lambda k: (k[0], k[1], k[2] != "original", k[2], k[3]))
+    ]
+
+
+def compare_prompt_sets(groups: list[Group], seed: int = 0) -> list[dict]:
+    """Original against each other prompt set, per model x temperature, on shared tasks."""
+    by_model_temp: dict[tuple, list[Group]] = defaultdict(list)
+    for group in groups:
+        by_model_temp[(group.model, group.temperature)].append(group)
+    comparisons = []
+    for (model, temperature), members in by_model_temp.items():
+        base = next((g for g in members if g.label == "original"), None)
+        if base is None:
+            continue
+        for other in members:
+            if other is base:
+                continue
+            base_ranks, other_ranks = base.task_ranks(), other.task_ranks()
+            shared = sorted(set(base_ranks) & set(other_ranks))
+            per_type = {}
+            for t in TYPES:
+                first = [_cloned(base_ranks[task], t) for task in shared]
+                second = [_cloned(other_ranks[task], t) for task in shared]
+                only_first = sum(a and not b for a, b in zip(first, second, strict=True))
+                only_second = sum(b and not a for a, b in zip(first, second, strict=True))
+                difference, low, high = bootstrap_difference(first, second, seed=seed)
+                per_type[t] = {
+                    "tasks_cloned_original": sum(first),
+                    "tasks_cloned_other": sum(second),
+                    "only_original": only_first,
+                    "only_other": only_second,
+                    "mcnemar_p": mcnemar_exact(only_first, only_second),
+                    "rate_difference": round(100 * difference, 2),
+                    "ci95": [round(100 * low, 2), round(100 * high, 2)],
+                }
+            comparisons.append(
+                {
+                    "model": model,
+                    "temperature": temperature,
+                    "original": base.label,
+                    "other": other.label,
+                    "tasks": len(shared),
+                    "by_type": per_type,
+                }
+            )
+    return comparisons
+
+
+def _cloned(task_rank: int | None, clone_type: str) -> bool:
+    return task_rank is not None and task_rank <= int(clone_type)

@@ -1,0 +1,107 @@
+"""The report dictionary: groups, original-versus-fixed comparisons, samples and evidence.
+
+Schema (`schema`: "cloneprobe.audit/1"):
+- `profile`, `settings` (detector settings; sampling settings of the runs under `sampling`);
+- `groups`: per model x temperature x prompt set: `model`, `temperature`, `prompt_set`,
+  `variant`, `tasks`, `samples`, `tasks_with_clone` and `samples_with_clone` keyed by type
+  "1", "2", "3" (cumulative: a Type-1 clone counts for 2 and 3 too), the same `_exclusive`
+  (most specific type only), `task_rate` and `sample_rate` (percent, cumulative),
+  `tasks_trivial_only`;
+- `comparisons`: original against each other prompt set per model x temperature, by type:
+  tasks cloned under each, under one only, the exact McNemar p-value, the difference in task
+  rates (original minus other, percentage points) with a 95% bootstrap interval;
+- `samples`: `model`, `temperature`, `prompt_set`, `variant`, `task_id`, `sample`,
+  `clone_type` (1, 2, 3 or null: the most specific found), `similarity`, `trivial_type`;
+- `evidence`: every clone pair with the canonical and sample lines compared.
+"""
+
+from __future__ import annotations
+
+from ..aggregate import Group, compare_prompt_sets, prompt_label
+from ..clones import CLONE_TYPES, FragmentExtractor, SourceFile
+from ..clones.normalize import compared_lines
+from ..detection import CanonicalFragments, DetectionSettings
+
+SCHEMA_VERSION = "cloneprobe.audit/1"
+
+
+def build_report(
+    groups: list[Group],
+    settings: DetectionSettings,
+    canonicals: CanonicalFragments,
+    sampling: list[dict],
+    evidence: bool = True,
+) -> dict:
+    samples, pairs = [], []
+    for group in groups:
+        for judged in group.samples:
+            sample, verdict = judged.sample, judged.verdict
+            samples.append(
+                {
+                    "model": sample.model,
+                    "temperature": sample.temperature,
+                    "prompt_set": group.label,
+                    "variant": sample.variant,
+                    "task_id": sample.task_id,
+                    "sample": sample.sample_index,
+                    "clone_type": int(judged.rank) if judged.rank else None,
+                    "similarity": verdict.similarity,
+                    "trivial_type": verdict.trivial_type,
+                }
+            )
+            if evidence:
+                pairs += [
+                    _evidence(canonicals, settings, group, sample, pair)
+                    for pair in verdict.pairs
+                    if not pair["trivial"]
+                ]
+    return {
+        "schema": SCHEMA_VERSION,
+        "profile": settings.config.profile.name,
+        "settings": {**settings.describe(), "sampling": sampling},
+        "groups": [group.summary() for group in groups],
+        "comparisons": compare_prompt_sets(groups),
+        "samples": samples,
+        "evidence": pairs,
+    }
+
+
+def _evidence(canonicals, settings, group, sample, pair: dict) -> dict:
+    canonical = next(
+        (
+            f
+            for f in canonicals.of(pair["canonical_task"])
+            if [f.start_line, f.end_line] == pair["canonical_lines"]
+        ),
+        None,
+    )
+    task = canonicals.benchmark.get(sample.task_id)
+    extractor: FragmentExtractor = canonicals.extractor(task.language if task else "python")
+    fragment = next(
+        (
+            f
+            for f in extractor.extract(SourceFile("sample", sample.program or ""))
+            if [f.start_line, f.end_line] == pair["sample_lines"]
+        ),
+        None,
+    )
+    mode = CLONE_TYPES[pair["type"]].rename if pair["type"] in CLONE_TYPES else "blind"
+    header = settings.config.profile.compare_header
+
+    def lines(f):
+        return [" ".join(t) for t in compared_lines(f, mode, header)] if f else []
+
+    return {
+        "model": sample.model,
+        "temperature": sample.temperature,
+        "prompt_set": prompt_label(sample.prompt_set, sample.variant),
+        "task_id": sample.task_id,
+        "sample": sample.sample_index,
+        "type": pair["type"],
+        "similarity": pair["similarity"],
+        "canonical_task": pair["canonical_task"],
+        "canonical_lines": pair["canonical_lines"],
+        "sample_lines": pair["sample_lines"],
+        "has_errors": pair["has_errors"],
+        "compared": {"canonical": lines(canonical), "sample": lines(fragment)},
+    }

@@ -1,0 +1,136 @@
+"""The report as files: JSON, CSV, Markdown, LaTeX (Table VI layout) and self-contained HTML."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from .html import render_html
+from .tables import COMPARISON_COLUMNS, GROUP_COLUMNS, comparison_rows, group_rows, settings_line
+
+FORMATS = ("json", "csv", "md", "tex", "html")
+
+
+def render_json(report: dict) -> str:
+    return json.dumps(report, indent=2)
+
+
+def render_csv(report: dict) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(GROUP_COLUMNS)
+    writer.writerows(group_rows(report))
+    return out.getvalue()
+
+
+def render_comparisons_csv(report: dict) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(COMPARISON_COLUMNS)
+    writer.writerows(comparison_rows(report))
+    return out.getvalue()
+
+
+def _markdown_table(header: list[str], rows: list[list]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def render_markdown(report: dict) -> str:
+    groups = [
+        [g["model"], f"{g['temperature']:g}", g["prompt_set"], g["tasks"], g["samples"]]
+        + [f"{g['tasks_with_clone'][t]} ({g['task_rate'][t]:.1f}%)" for t in "123"]
+        + ["/".join(str(g["samples_with_clone"][t]) for t in "123"), g["tasks_trivial_only"]]
+        for g in report["groups"]
+    ]
+    parts = [
+        "# cloneprobe audit",
+        f"Settings: {settings_line(report)}.",
+        "## Tasks with a clone of the canonical solution (cumulative)",
+        _markdown_table(
+            ["model", "temperature", "prompts", "tasks", "samples", "Type-1", "Type-2",
+             "Type-3", "samples T1/T2/T3", "trivial only"],
+            groups,
+        ),
+    ]  # fmt: skip
+    comparisons = [
+        [c["model"], f"{c['temperature']:g}", c["other"], t, s["tasks_cloned_original"],
+         s["tasks_cloned_other"], s["only_original"], s["only_other"], f"{s['mcnemar_p']:.3g}",
+         f"{s['rate_difference']:+.1f} pp [{s['ci95'][0]:+.1f}, {s['ci95'][1]:+.1f}]"]
+        for c in report["comparisons"] for t, s in c["by_type"].items()
+    ]  # fmt: skip
+    if comparisons:
+        parts += [
+            "## Original against other prompts",
+            _markdown_table(
+                ["model", "temperature", "vs", "type", "original", "other", "only original",
+                 "only other", "McNemar p", "difference [95% CI]"],
+                comparisons,
+            ),
+        ]  # fmt: skip
+    parts.append(f"{len(report['evidence'])} clone pairs as evidence (see the HTML report).")
+    return "\n\n".join(parts) + "\n"
+
+
+def _latex_escape(text: str) -> str:
+    for char, escaped in (("\\", r"\textbackslash{}"), ("_", r"\_"), ("%", r"\%"), ("&", r"\&"),
+                          ("#", r"\#"), ("$", r"\$"), ("{", r"\{"), ("}", r"\}")):  # fmt: skip
+        text = text.replace(char, escaped)
+    return text
+
+
+def render_latex(report: dict) -> str:
+    """Table VI of the reference study: per model (and temperature), tasks with Type-1/2/3
+    clones under the original and under each other prompt set."""
+    labels = list(dict.fromkeys(g["prompt_set"] for g in report["groups"]))
+    rows: dict[tuple, dict] = {}
+    for g in report["groups"]:
+        rows.setdefault((g["model"], g["temperature"]), {})[g["prompt_set"]] = g
+    columns = "l" + "rrr" * len(labels)
+    header = " & ".join(
+        rf"\multicolumn{{3}}{{c}}{{{_latex_escape(label.capitalize())}}}" for label in labels
+    )
+    lines = [
+        r"\begin{table}[t]",
+        r"\centering",
+        rf"\caption{{Tasks whose samples include a clone of the canonical solution "
+        rf"(cloneprobe, profile {_latex_escape(report['profile'])}).}}",
+        r"\label{tab:clones}",
+        rf"\begin{{tabular}}{{{columns}}}",
+        r"\hline",
+        rf"Model & {header} \\",
+        " & " + " & ".join(["T1 & T2 & T3"] * len(labels)) + r" \\",
+        r"\hline",
+    ]
+    temperatures = {t for _, t in rows}
+    for (model, temperature), by_label in rows.items():
+        name = _latex_escape(model) + (f" ($t={temperature:g}$)" if len(temperatures) > 1 else "")
+        cells = []
+        for label in labels:
+            group = by_label.get(label)
+            cells += [str(group["tasks_with_clone"][t]) for t in "123"] if group else ["--"] * 3
+        lines.append(f"{name} & " + " & ".join(cells) + r" \\")
+    lines += [r"\hline", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def write_reports(report: dict, folder: Path) -> list[Path]:
+    """Write every format into `folder`; returns the paths written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    outputs = {
+        "report.json": render_json(report),
+        "groups.csv": render_csv(report),
+        "comparisons.csv": render_comparisons_csv(report),
+        "report.md": render_markdown(report),
+        "table6.tex": render_latex(report),
+        "report.html": render_html(report),
+    }
+    paths = []
+    for name, text in outputs.items():
+        path = folder / name
+        path.write_text(text, encoding="utf-8")
+        paths.append(path)
+    return paths

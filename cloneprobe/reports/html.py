@@ -1,0 +1,133 @@
+"""One self-contained HTML page: tables, a plot of clone rate against temperature, and the
+side-by-side evidence of every clone pair. No external assets."""
+
+from __future__ import annotations
+
+from html import escape
+
+from ..align import align_lines
+from .tables import settings_line
+
+STYLE = """
+body{font-family:system-ui,sans-serif;margin:2em;color:#222}
+table{border-collapse:collapse;margin:1em 0}
+th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
+th{background:#f3f3f3} td.l,th.l{text-align:left}
+.pair{margin:1.5em 0} .pair table td{font-family:monospace;text-align:left;white-space:pre-wrap}
+.diff{background:#fff3cd} h3{font-size:1em}
+"""
+COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"]
+
+
+def _table(header: list[str], rows: list[list], left: int = 3) -> str:
+    head = "".join(f'<th class="{"l" if i < left else ""}">{escape(h)}</th>'
+                   for i, h in enumerate(header))  # fmt: skip
+    body = "".join(
+        "<tr>" + "".join(f'<td class="{"l" if i < left else ""}">{escape(str(c))}</td>'
+                         for i, c in enumerate(row)) + "</tr>"
+        for row in rows
+    )  # fmt: skip
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def rate_plot(report: dict, width: int = 560, height: int = 300) -> str:
+    """SVG lines: Type-3 (cumulative) task clone rate against temperature, per model and
+    prompt set."""
+    series: dict[str, list[tuple[float, float]]] = {}
+    for g in report["groups"]:
+        key = f"{g['model']} / {g['prompt_set']}"
+        series.setdefault(key, []).append((g["temperature"], g["task_rate"]["3"]))
+    if not series:
+        return "<p>No groups to plot.</p>"
+    temperatures = [t for points in series.values() for t, _ in points]
+    low, high = min(temperatures), max(temperatures)
+    span = (high - low) or 1.0
+    top = max(max(r for points in series.values() for _, r in points), 1.0)
+    left, bottom, right, upper = 50, height - 40, width - 180, 20
+
+    def x(t: float) -> float:
+        return left + (t - low) / span * (right - left) if high > low else (left + right) / 2
+
+    def y(rate: float) -> float:
+        return bottom - rate / top * (bottom - upper)
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        'role="img" aria-label="clone rate against temperature">',
+        f'<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="#333"/>',
+        f'<line x1="{left}" y1="{upper}" x2="{left}" y2="{bottom}" stroke="#333"/>',
+        f'<text x="{(left + right) / 2}" y="{height - 5}" text-anchor="middle">temperature</text>',
+        f'<text x="12" y="{upper - 6}" font-size="12">% tasks (Type-3)</text>',
+        f'<text x="{left - 6}" y="{upper + 4}" text-anchor="end" font-size="11">{top:.0f}</text>',
+        f'<text x="{left - 6}" y="{bottom}" text-anchor="end" font-size="11">0</text>',
+    ]
+    for t in sorted(set(temperatures)):
+        parts.append(f'<text x="{x(t):.1f}" y="{bottom + 15}" text-anchor="middle" '
+                     f'font-size="11">{t:g}</text>')  # fmt: skip
+    for number, (name, points) in enumerate(sorted(series.items())):
+        colour = COLOURS[number % len(COLOURS)]
+        points.sort()
+        path = " ".join(f"{x(t):.1f},{y(r):.1f}" for t, r in points)
+        parts.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>')
+        parts += [f'<circle cx="{x(t):.1f}" cy="{y(r):.1f}" r="3" fill="{colour}"/>'
+                  for t, r in points]  # fmt: skip
+        parts.append(f'<text x="{right + 10}" y="{upper + 14 * number + 10}" font-size="11" '
+                     f'fill="{colour}">{escape(name)}</text>')  # fmt: skip
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _evidence_html(pair: dict) -> str:
+    rows = "".join(
+        f'<tr class="{"" if same else "diff"}"><td>{escape(a)}</td><td>{escape(b)}</td></tr>'
+        for same, a, b in align_lines(pair["compared"]["canonical"], pair["compared"]["sample"])
+    )
+    title = (
+        f"{pair['model']}, t={pair['temperature']:g}, {pair['prompt_set']}: {pair['task_id']} "
+        f"sample {pair['sample']} — type {pair['type']}, {pair['similarity']}% "
+        f"(canonical of {pair['canonical_task']})"
+    )
+    return (
+        f'<div class="pair"><h3>{escape(title)}</h3><table><tr><th class="l">canonical '
+        f"(lines {pair['canonical_lines'][0]}-{pair['canonical_lines'][1]})</th>"
+        f'<th class="l">sample (lines {pair["sample_lines"][0]}-{pair["sample_lines"][1]})</th>'
+        f"</tr>{rows}</table></div>"
+    )
+
+
+def render_html(report: dict) -> str:
+    groups = [
+        [g["model"], f"{g['temperature']:g}", g["prompt_set"], g["tasks"], g["samples"]]
+        + [f"{g['tasks_with_clone'][t]} ({g['task_rate'][t]:.1f}%)" for t in "123"]
+        + ["/".join(str(g["samples_with_clone"][t]) for t in "123"), g["tasks_trivial_only"]]
+        for g in report["groups"]
+    ]
+    comparisons = [
+        [c["model"], f"{c['temperature']:g}", c["other"], t, s["tasks_cloned_original"],
+         s["tasks_cloned_other"], s["only_original"], s["only_other"], f"{s['mcnemar_p']:.3g}",
+         f"{s['rate_difference']:+.1f} pp [{s['ci95'][0]:+.1f}, {s['ci95'][1]:+.1f}]"]
+        for c in report["comparisons"] for t, s in c["by_type"].items()
+    ]  # fmt: skip
+    body = [
+        "<h1>cloneprobe audit</h1>",
+        f"<p>{escape(settings_line(report))}</p>",
+        "<h2>Tasks with a clone of the canonical solution (cumulative)</h2>",
+        _table(["model", "temperature", "prompts", "tasks", "samples", "Type-1", "Type-2",
+                "Type-3", "samples T1/T2/T3", "trivial only"], groups),
+        "<h2>Clone rate against temperature</h2>",
+        rate_plot(report),
+    ]  # fmt: skip
+    if comparisons:
+        body += [
+            "<h2>Original against other prompts</h2>",
+            _table(["model", "temperature", "vs", "type", "original", "other", "only original",
+                    "only other", "McNemar p", "difference [95% CI]"], comparisons),
+        ]  # fmt: skip
+    body.append(f"<h2>Evidence: {len(report['evidence'])} clone pairs</h2>")
+    body += [_evidence_html(pair) for pair in report["evidence"]]
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>cloneprobe audit</title><style>{STYLE}</style></head><body>"
+        + "\n".join(body)
+        + "</body></html>\n"
+    )

@@ -1,0 +1,56 @@
+"""Plain rows shared by every format: one list of cells per group and per comparison."""
+
+from __future__ import annotations
+
+GROUP_COLUMNS = [
+    "model", "temperature", "prompt_set", "tasks", "samples",
+    "tasks_type1", "tasks_type2", "tasks_type3",
+    "tasks_type1_pct", "tasks_type2_pct", "tasks_type3_pct",
+    "tasks_type1_exclusive", "tasks_type2_exclusive", "tasks_type3_exclusive",
+    "samples_type1", "samples_type2", "samples_type3",
+    "samples_type1_pct", "samples_type2_pct", "samples_type3_pct",
+    "tasks_trivial_only",
+]  # fmt: skip
+COMPARISON_COLUMNS = [
+    "model", "temperature", "original", "other", "type", "tasks", "cloned_original",
+    "cloned_other", "only_original", "only_other", "mcnemar_p", "rate_difference_pp",
+    "ci95_low", "ci95_high",
+]  # fmt: skip
+
+
+def group_rows(report: dict) -> list[list]:
+    rows = []
+    for g in report["groups"]:
+        rows.append(
+            [g["model"], g["temperature"], g["prompt_set"], g["tasks"], g["samples"]]
+            + [g["tasks_with_clone"][t] for t in "123"]
+            + [g["task_rate"][t] for t in "123"]
+            + [g["tasks_with_clone_exclusive"][t] for t in "123"]
+            + [g["samples_with_clone"][t] for t in "123"]
+            + [g["sample_rate"][t] for t in "123"]
+            + [g["tasks_trivial_only"]]
+        )
+    return rows
+
+
+def comparison_rows(report: dict) -> list[list]:
+    rows = []
+    for c in report["comparisons"]:
+        for t, s in c["by_type"].items():
+            rows.append(
+                [c["model"], c["temperature"], c["original"], c["other"], t, c["tasks"],
+                 s["tasks_cloned_original"], s["tasks_cloned_other"], s["only_original"],
+                 s["only_other"], round(s["mcnemar_p"], 4), s["rate_difference"], *s["ci95"]]
+            )  # fmt: skip
+    return rows
+
+
+def settings_line(report: dict) -> str:
+    s = report["settings"]
+    types = ", ".join(f"{t['name']} (t={t['threshold']:g}, {t['rename']})" for t in s["types"])
+    floor = f"; trivial under {s['min_tokens']} body tokens" if s.get("min_tokens") else ""
+    scope = "every task's canonical" if s["cross_task"] else "its own task's canonical"
+    return (
+        f"profile {report['profile']} ({s['grain']} LCS), min lines {s['min_lines']}, "
+        f"max lines {s['max_lines']}{floor}; types {types}; each sample against {scope}"
+    )
