@@ -63,9 +63,11 @@ def build_config(
     )
 
 
-def detector_options(command, files: bool = True):
+def detector_options(command=None, files: bool = True):
     """The detector's options, for `clones` and the commands that detect in samples
     (`files=False` leaves out --lang and --granularity, which the benchmark decides)."""
+    if command is None:
+        return lambda decorated: detector_options(decorated, files)
     options = [
         click.option(
             "--profile",

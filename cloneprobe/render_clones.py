@@ -8,6 +8,7 @@ from rich.text import Text
 
 from .align import align_lines
 from .clones import ClonePair, CloneReport
+from .console import output_console
 
 
 def settings_line(report: CloneReport) -> str:
@@ -61,7 +62,7 @@ def side_by_side(pair: ClonePair, report: CloneReport) -> Table:
 def print_report(
     report: CloneReport, explain: bool = False, console: Console | None = None
 ) -> None:
-    console = console or Console()
+    console = console or output_console()
     console.print(
         f"[bold]cloneprobe clones[/bold]: {settings_line(report)}", highlight=False, soft_wrap=True
     )
