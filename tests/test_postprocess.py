@@ -107,6 +107,7 @@ def test_continuation_followed_by_a_helper_function_keeps_the_helper():
         "\nThis function compares every pair of numbers, so it runs in O(n^2) time.\n",
         "\n\nExplanation:\n- the outer loop picks a number\n- the inner loop compares it\n",
     ],
+    ids=["sentence", "bullet-list"],
 )
 def test_prose_after_a_continuation_is_dropped(prose):
     text = CLOSE.canonical_solution + prose
