@@ -8,6 +8,7 @@ own full function).
 from __future__ import annotations
 
 import re
+import textwrap
 from dataclasses import dataclass
 
 FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
@@ -100,7 +101,9 @@ def understand(text: str, prompt: str, entry_point: str, stops: tuple[str, ...] 
     if blocks:
         code = next((b for b in blocks if definition in b), blocks[0])
         if definition in code:
-            program = keep_definitions(repair_flattened_header(code, entry_point))
+            # a fence inside a markdown list item is indented as a whole
+            code = repair_flattened_header(textwrap.dedent(code), entry_point)
+            program = keep_definitions(code)
             return Understood(program, program, "fenced")
         return Understood(code, prompt + code, "fenced")
     if definition in text:
@@ -108,7 +111,8 @@ def understand(text: str, prompt: str, entry_point: str, stops: tuple[str, ...] 
         return Understood(program, program, "full")
     completion, _ = truncate_at_stops(text, stops)
     completion = _body_and_helpers(completion)
-    return Understood(completion, prompt + completion, "continuation")
+    program = repair_flattened_header(prompt + completion, entry_point)
+    return Understood(completion, program, "continuation")
 
 
 def _body_and_helpers(continuation: str) -> str:

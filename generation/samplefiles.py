@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..benchmarks import Benchmark, PromptSet
+from ..benchmarks import Benchmark, BenchmarkError, PromptSet
 from .errors import GenerationError
 from .postprocess import understand
 from .store import StoredSample
@@ -40,7 +40,7 @@ def read_sample_file(
     if not path.is_file():
         raise GenerationError(f"{path}: no such sample file")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig").replace("\r\n", "\n")
     except UnicodeDecodeError as error:
         raise GenerationError(f"{path}: not UTF-8 text ({error.reason})") from error
     stripped = text.lstrip()
@@ -66,7 +66,17 @@ def read_sample_file(
                 "give --model and --temperature"
             )
         prompt_set = str(record.get("prompt_set", defaults.prompt_set))
-        prompt_set_obj = prompts(prompt_set)
+        try:
+            prompt_set_obj = prompts(prompt_set)
+            temperature = float(temperature)
+            index = record.get("sample", record.get("sample_index"))
+            index = None if index is None else int(index)
+        except BenchmarkError as error:
+            raise GenerationError(f"{where}: {error}") from error
+        except (TypeError, ValueError) as error:
+            raise GenerationError(
+                f"{where}: temperature and sample must be numbers ({error})"
+            ) from error
         variant = str(record.get("variant") or _only_variant(prompt_set_obj, task.task_id, where))
         prompt = next(
             (p.text for p in prompt_set_obj.for_task(task.task_id) if p.variant == variant), None
@@ -75,17 +85,16 @@ def read_sample_file(
             raise GenerationError(
                 f"{where}: prompt set {prompt_set!r} has no variant {variant!r} for {task.task_id}"
             )
-        group = (str(model), prompt_set_obj.name, variant, task.task_id, float(temperature))
-        index = record.get("sample", record.get("sample_index"))
+        group = (str(model), prompt_set_obj.name, variant, task.task_id, temperature)
         if index is None:
             index = seen_index.get(group, 0)
-        seen_index[group] = max(seen_index.get(group, 0), int(index) + 1)
+        seen_index[group] = max(seen_index.get(group, 0), index + 1)
         understood = understand(completion, prompt, task.entry_point)
         samples.append(
             StoredSample(
                 model=str(model), settings_key=IMPORTED, prompt_set=prompt_set_obj.name,
-                variant=variant, task_id=task.task_id, temperature=float(temperature),
-                sample_index=int(index), raw=completion, completion=understood.completion,
+                variant=variant, task_id=task.task_id, temperature=temperature,
+                sample_index=index, raw=completion, completion=understood.completion,
                 program=understood.program, form=understood.form,
             )
         )  # fmt: skip

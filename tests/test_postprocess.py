@@ -242,12 +242,6 @@ def test_unterminated_fence_of_truncated_output_still_gives_the_code():
     assert not fragments(understood.program)["has_close_elements"].has_errors
 
 
-@pytest.mark.xfail(
-    reason="BUG: fenced code indented inside a markdown list item (`1. Code:\\n   ```python`) "
-    "is dropped entirely: keep_definitions only keeps column-0 definitions, so the program "
-    "comes out empty although the fence holds the whole function",
-    strict=True,
-)
 def test_fence_indented_inside_a_markdown_list_keeps_its_code():
     text = (
         "1. Write the function:\n\n"
@@ -291,13 +285,6 @@ def test_docstring_flattened_onto_the_def_line_is_repaired_so_the_function_parse
     assert not fragment.one_liner
 
 
-@pytest.mark.xfail(
-    reason="BUG: a continuation of a prompt whose docstring sits on the def line "
-    '(`def f(x): """doc"""`, valid Python and accepted as a prompt) is appended as is: '
-    "the program raises IndentationError and the clone detector sees a one-line function "
-    "without the model's body; repair_flattened_header is applied only to full/fenced output",
-    strict=True,
-)
 def test_continuation_of_a_prompt_with_a_flattened_docstring_is_repaired():
     prompt = 'def add_one(x: int) -> int: """Return x plus one."""\n'
     body = "    y = x + 1\n    return y\n"

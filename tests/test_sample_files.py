@@ -165,12 +165,6 @@ def test_completion_that_is_not_a_string_is_an_error(tmp_path):
         read(path, model="m", temperature=0.2)
 
 
-@pytest.mark.xfail(
-    reason="BUG: a non-numeric `temperature` (or `sample`) value in a JSONL line raises a bare "
-    "ValueError from float()/int() in read_sample_file instead of a GenerationError naming "
-    "file:line, so `cloneprobe import` ends in a traceback instead of one red line and exit 2",
-    strict=True,
-)
 @pytest.mark.parametrize("key, value", [("temperature", "hot"), ("sample", "first")])
 def test_non_numeric_temperature_or_sample_is_an_error_naming_file_and_line(tmp_path, key, value):
     record = {"task_id": "HumanEval/0", "completion": "    return True\n", "model": "m"}
