@@ -12,7 +12,6 @@ from click.core import ParameterSource
 from rich.console import Console
 
 from .benchmarks import load_benchmark, load_prompt_set
-from .benchmarks.prompts import PromptSet
 from .clones import ConfigError
 from .clones_command import build_config, detector_options
 from .console import error_console, output_console
@@ -29,8 +28,8 @@ from .generation import (
     GenerationError,
     ImportDefaults,
     SampleStore,
+    import_sample_files,
     library_versions,
-    read_sample_file,
 )
 from .pipeline import audit_samples, select_samples
 from .reports import write_reports
@@ -234,24 +233,18 @@ def detect_command(inputs, store_path, model, temperature, prompt_set, benchmark
     with SampleStore(path) as store:
         filters: dict = {}
         if files:
-            cache: dict[str, PromptSet] = {}
-
-            def prompts(name: str) -> PromptSet:
-                if name not in cache:
-                    cache[name] = load_prompt_set(name, benchmark)
-                return cache[name]
-
             defaults = ImportDefaults(model, temperature, prompt_set)
-            imported = []
-            for file in files:
-                samples = read_sample_file(file, benchmark, prompts, defaults)
-                run_id = store.start_run(samples[0].model, {"imported_from": str(file)},
-                                         library_versions())  # fmt: skip
-                store.add([s.__class__(**{**s.__dict__, "run_id": run_id}) for s in samples])
-                store.end_run(run_id)
-                imported += samples
-            filters = {"models": sorted({s.model for s in imported}),
-                       "prompt_sets": sorted({s.prompt_set for s in imported})}  # fmt: skip
+            imported = [
+                sample
+                for done in import_sample_files(
+                    store, files, benchmark, defaults, library_versions()
+                )
+                for sample in done.samples
+            ]
+            filters = {
+                "models": sorted({s.model for s in imported}),
+                "prompt_sets": sorted({s.prompt_set for s in imported}),
+            }
         samples = select_samples(store, **filters)
         if not samples:
             raise GenerationError(f"{path}: no samples to detect in")

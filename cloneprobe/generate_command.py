@@ -18,8 +18,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from .benchmarks import Benchmark, load_benchmark, load_prompt_set, load_prompt_sets
-from .benchmarks.prompts import PromptSet
+from .benchmarks import Benchmark, load_benchmark, load_prompt_sets
 from .console import error_console, output_console
 from .generation import (
     HUMANEVAL_STOPS,
@@ -31,10 +30,10 @@ from .generation import (
     SampleStore,
     SamplingSettings,
     check_temperatures,
+    import_sample_files,
     library_versions,
     make_backend,
     parse_model_spec,
-    read_sample_file,
     run_plan,
     write_humaneval_jsonl,
 )
@@ -247,26 +246,15 @@ def import_command(files, model, temperature, prompt_set, benchmark_spec, store_
       cloneprobe import generations.json --model starcoder --temperature 0.2 --prompt-set fixed
     """
     benchmark = load_benchmark(benchmark_spec)
-    cache: dict[str, PromptSet] = {}
-
-    def prompts(name: str) -> PromptSet:
-        if name not in cache:
-            cache[name] = load_prompt_set(name, benchmark)
-        return cache[name]
-
     defaults = ImportDefaults(model, temperature, prompt_set)
     console = output_console()
     with SampleStore(store_path) as store:
-        for path in files:
-            samples = read_sample_file(path, benchmark, prompts, defaults)
-            run_id = store.start_run(
-                samples[0].model, {"imported_from": str(path)}, library_versions()
-            )
-            written = store.add([s.__class__(**{**s.__dict__, "run_id": run_id}) for s in samples])
-            store.end_run(run_id)
+        for done in import_sample_files(
+            store, list(files), benchmark, defaults, library_versions()
+        ):
             console.print(
-                f"{path}: {len(samples)} samples read, {written} stored "
-                f"({len(samples) - written} already in {store_path})",
+                f"{done.path}: {len(done.samples)} samples read, {done.written} stored "
+                f"({len(done.samples) - done.written} already in {store_path})",
                 highlight=False,
                 soft_wrap=True,
             )

@@ -7,7 +7,13 @@ from .backends import Backend, BackendOptions, make_backend
 from .errors import GenerationError
 from .postprocess import understand
 from .runner import Plan, RunSummary, run_plan
-from .samplefiles import IMPORTED, ImportDefaults, read_sample_file, write_humaneval_jsonl
+from .samplefiles import (
+    IMPORTED,
+    ImportDefaults,
+    import_sample_files,
+    read_sample_file,
+    write_humaneval_jsonl,
+)
 from .sampling import HUMANEVAL_STOPS, SamplingSettings, check_temperatures
 from .specs import ModelSpec, parse_model_spec
 from .store import SampleStore, StoredSample
@@ -26,6 +32,7 @@ __all__ = [
     "SamplingSettings",
     "StoredSample",
     "check_temperatures",
+    "import_sample_files",
     "library_versions",
     "make_backend",
     "parse_model_spec",

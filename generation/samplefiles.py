@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..benchmarks import Benchmark, BenchmarkError, PromptSet
+from ..benchmarks import Benchmark, BenchmarkError, PromptSet, load_prompt_set
 from .errors import GenerationError
 from .postprocess import understand
-from .store import StoredSample
+from .store import SampleStore, StoredSample
 
 IMPORTED = "imported"
 """The settings key of imported samples (their sampling settings are not known)."""
@@ -101,6 +101,39 @@ def read_sample_file(
     if not samples:
         raise GenerationError(f"{path}: no samples in the file")
     return samples
+
+
+@dataclass(frozen=True)
+class ImportedFile:
+    path: Path
+    samples: list[StoredSample]
+    written: int
+    """Samples new to the store (the rest were there already)."""
+
+
+def import_sample_files(
+    store: SampleStore,
+    paths: list[Path],
+    benchmark: Benchmark,
+    defaults: ImportDefaults,
+    versions: dict,
+) -> list[ImportedFile]:
+    """Read each file and store its samples, one run per file."""
+    cache: dict[str, PromptSet] = {}
+
+    def prompts(name: str) -> PromptSet:
+        if name not in cache:
+            cache[name] = load_prompt_set(name, benchmark)
+        return cache[name]
+
+    imported = []
+    for path in paths:
+        samples = read_sample_file(path, benchmark, prompts, defaults)
+        run_id = store.start_run(samples[0].model, {"imported_from": str(path)}, versions)
+        written = store.add([replace(s, run_id=run_id) for s in samples])
+        store.end_run(run_id)
+        imported.append(ImportedFile(path, samples, written))
+    return imported
 
 
 def _only_variant(prompt_set: PromptSet, task_id: str, where: str) -> str:

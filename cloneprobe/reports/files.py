@@ -8,7 +8,17 @@ import json
 from pathlib import Path
 
 from .html import render_html
-from .tables import COMPARISON_COLUMNS, GROUP_COLUMNS, comparison_rows, group_rows, settings_line
+from .tables import (
+    COMPARISON_COLUMNS,
+    COMPARISON_HEADER,
+    GROUP_COLUMNS,
+    GROUP_HEADER,
+    comparison_rows,
+    display_comparison_rows,
+    display_group_rows,
+    group_rows,
+    settings_line,
+)
 
 FORMATS = ("json", "csv", "md", "tex", "html")
 
@@ -40,37 +50,18 @@ def _markdown_table(header: list[str], rows: list[list]) -> str:
 
 
 def render_markdown(report: dict) -> str:
-    groups = [
-        [g["model"], f"{g['temperature']:g}", g["prompt_set"], g["tasks"], g["samples"]]
-        + [f"{g['tasks_with_clone'][t]} ({g['task_rate'][t]:.1f}%)" for t in "123"]
-        + ["/".join(str(g["samples_with_clone"][t]) for t in "123"), g["tasks_trivial_only"]]
-        for g in report["groups"]
-    ]
     parts = [
         "# cloneprobe audit",
         f"Settings: {settings_line(report)}.",
         "## Tasks with a clone of the canonical solution (cumulative)",
-        _markdown_table(
-            ["model", "temperature", "prompts", "tasks", "samples", "Type-1", "Type-2",
-             "Type-3", "samples T1/T2/T3", "trivial only"],
-            groups,
-        ),
-    ]  # fmt: skip
-    comparisons = [
-        [c["model"], f"{c['temperature']:g}", c["other"], t, s["tasks_cloned_original"],
-         s["tasks_cloned_other"], s["only_original"], s["only_other"], f"{s['mcnemar_p']:.3g}",
-         f"{s['rate_difference']:+.1f} pp [{s['ci95'][0]:+.1f}, {s['ci95'][1]:+.1f}]"]
-        for c in report["comparisons"] for t, s in c["by_type"].items()
-    ]  # fmt: skip
+        _markdown_table(GROUP_HEADER, display_group_rows(report)),
+    ]
+    comparisons = display_comparison_rows(report)
     if comparisons:
         parts += [
             "## Original against other prompts",
-            _markdown_table(
-                ["model", "temperature", "vs", "type", "original", "other", "only original",
-                 "only other", "McNemar p", "difference [95% CI]"],
-                comparisons,
-            ),
-        ]  # fmt: skip
+            _markdown_table(COMPARISON_HEADER, comparisons),
+        ]
     parts.append(f"{len(report['evidence'])} clone pairs as evidence (see the HTML report).")
     return "\n\n".join(parts) + "\n"
 

@@ -6,7 +6,13 @@ from __future__ import annotations
 from html import escape
 
 from ..align import align_lines
-from .tables import settings_line
+from .tables import (
+    COMPARISON_HEADER,
+    GROUP_HEADER,
+    display_comparison_rows,
+    display_group_rows,
+    settings_line,
+)
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em;color:#222}
@@ -96,32 +102,19 @@ def _evidence_html(pair: dict) -> str:
 
 
 def render_html(report: dict) -> str:
-    groups = [
-        [g["model"], f"{g['temperature']:g}", g["prompt_set"], g["tasks"], g["samples"]]
-        + [f"{g['tasks_with_clone'][t]} ({g['task_rate'][t]:.1f}%)" for t in "123"]
-        + ["/".join(str(g["samples_with_clone"][t]) for t in "123"), g["tasks_trivial_only"]]
-        for g in report["groups"]
-    ]
-    comparisons = [
-        [c["model"], f"{c['temperature']:g}", c["other"], t, s["tasks_cloned_original"],
-         s["tasks_cloned_other"], s["only_original"], s["only_other"], f"{s['mcnemar_p']:.3g}",
-         f"{s['rate_difference']:+.1f} pp [{s['ci95'][0]:+.1f}, {s['ci95'][1]:+.1f}]"]
-        for c in report["comparisons"] for t, s in c["by_type"].items()
-    ]  # fmt: skip
+    groups, comparisons = display_group_rows(report), display_comparison_rows(report)
     body = [
         "<h1>cloneprobe audit</h1>",
         f"<p>{escape(settings_line(report))}</p>",
         "<h2>Tasks with a clone of the canonical solution (cumulative)</h2>",
-        _table(["model", "temperature", "prompts", "tasks", "samples", "Type-1", "Type-2",
-                "Type-3", "samples T1/T2/T3", "trivial only"], groups),
+        _table(GROUP_HEADER, groups),
         "<h2>Clone rate against temperature</h2>",
         rate_plot(report),
     ]  # fmt: skip
     if comparisons:
         body += [
             "<h2>Original against other prompts</h2>",
-            _table(["model", "temperature", "vs", "type", "original", "other", "only original",
-                    "only other", "McNemar p", "difference [95% CI]"], comparisons),
+            _table(COMPARISON_HEADER, comparisons),
         ]  # fmt: skip
     body.append(f"<h2>Evidence: {len(report['evidence'])} clone pairs</h2>")
     body += [_evidence_html(pair) for pair in report["evidence"]]

@@ -54,3 +54,30 @@ def settings_line(report: dict) -> str:
         f"profile {report['profile']} ({s['grain']} LCS), min lines {s['min_lines']}, "
         f"max lines {s['max_lines']}{floor}; types {types}; each sample against {scope}"
     )
+
+
+GROUP_HEADER = ["model", "temperature", "prompts", "tasks", "samples", "Type-1", "Type-2",
+                "Type-3", "samples T1/T2/T3", "trivial only"]  # fmt: skip
+COMPARISON_HEADER = ["model", "temperature", "vs", "type", "original", "other", "only original",
+                     "only other", "McNemar p", "difference [95% CI]"]  # fmt: skip
+
+
+def display_group_rows(report: dict) -> list[list[str]]:
+    """Group rows as people read them: counts with task rates, sample counts per type."""
+    return [
+        [g["model"], f"{g['temperature']:g}", g["prompt_set"], str(g["tasks"]), str(g["samples"])]
+        + [f"{g['tasks_with_clone'][t]} ({g['task_rate'][t]:.1f}%)" for t in "123"]
+        + ["/".join(str(g["samples_with_clone"][t]) for t in "123"), str(g["tasks_trivial_only"])]
+        for g in report["groups"]
+    ]
+
+
+def display_comparison_rows(report: dict) -> list[list[str]]:
+    return [
+        [c["model"], f"{c['temperature']:g}", c["other"], t, str(s["tasks_cloned_original"]),
+         str(s["tasks_cloned_other"]), str(s["only_original"]), str(s["only_other"]),
+         f"{s['mcnemar_p']:.3g}",
+         f"{s['rate_difference']:+.1f} pp [{s['ci95'][0]:+.1f}, {s['ci95'][1]:+.1f}]"]
+        for c in report["comparisons"]
+        for t, s in c["by_type"].items()
+    ]  # fmt: skip

@@ -6,7 +6,13 @@ from rich.console import Console
 from rich.table import Table
 
 from ..align import align_lines
-from .tables import settings_line
+from .tables import (
+    COMPARISON_HEADER,
+    GROUP_HEADER,
+    display_comparison_rows,
+    display_group_rows,
+    settings_line,
+)
 
 
 def print_report(report: dict, console: Console, evidence: bool = False) -> None:
@@ -14,29 +20,19 @@ def print_report(report: dict, console: Console, evidence: bool = False) -> None
                   soft_wrap=True)  # fmt: skip
     table = Table(title="Tasks with a clone of the canonical solution (cumulative)",
                   title_justify="left")  # fmt: skip
-    for column in ("model", "temp", "prompts", "tasks", "samples", "Type-1", "Type-2",
-                   "Type-3", "samples T1/T2/T3", "trivial only"):  # fmt: skip
-        table.add_column(column, justify="left" if column in ("model", "prompts") else "right")
-    for g in report["groups"]:
-        cells = [f"{g['tasks_with_clone'][t]} ({g['task_rate'][t]:.1f}%)" for t in ("1", "2", "3")]
-        samples = "/".join(str(g["samples_with_clone"][t]) for t in ("1", "2", "3"))
-        table.add_row(g["model"], f"{g['temperature']:g}", g["prompt_set"], str(g["tasks"]),
-                      str(g["samples"]), *cells, samples, str(g["tasks_trivial_only"]))  # fmt: skip
+    for number, column in enumerate(GROUP_HEADER):
+        table.add_column(column, justify="left" if number < 3 else "right")
+    for row in display_group_rows(report):
+        table.add_row(*row)
     console.print(table)
-    if report["comparisons"]:
+    comparisons = display_comparison_rows(report)
+    if comparisons:
         comparison = Table(title="Original against other prompts (tasks with a clone)",
                            title_justify="left")  # fmt: skip
-        for column in ("model", "temp", "vs", "type", "original", "other", "only orig.",
-                       "only other", "McNemar p", "difference [95% CI]"):  # fmt: skip
-            comparison.add_column(column, justify="left" if column in ("model", "vs") else "right")
-        for c in report["comparisons"]:
-            for t, s in c["by_type"].items():
-                comparison.add_row(
-                    c["model"], f"{c['temperature']:g}", c["other"], t,
-                    str(s["tasks_cloned_original"]), str(s["tasks_cloned_other"]),
-                    str(s["only_original"]), str(s["only_other"]), f"{s['mcnemar_p']:.3g}",
-                    f"{s['rate_difference']:+.1f} pp [{s['ci95'][0]:+.1f}, {s['ci95'][1]:+.1f}]",
-                )  # fmt: skip
+        for number, column in enumerate(COMPARISON_HEADER):
+            comparison.add_column(column, justify="left" if number < 3 else "right")
+        for row in comparisons:
+            comparison.add_row(*row)
         console.print(comparison)
     pairs = report["evidence"]
     console.print(f"{len(pairs)} clone pair(s) as evidence"
