@@ -102,18 +102,23 @@ def load_benchmark_jsonl(path: Path) -> Benchmark:
 
 def _jsonl_records(path: Path) -> Iterator[tuple[int, dict]]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except OSError as error:
         raise BenchmarkError(f"{path}: cannot read ({error.strerror})") from error
     except UnicodeDecodeError as error:
         raise BenchmarkError(f"{path}: not UTF-8 text ({error.reason})") from error
+    return parse_jsonl(text, str(path))
+
+
+def parse_jsonl(text: str, source: str) -> Iterator[tuple[int, dict]]:
+    """(line number, object) for each non-blank line; BenchmarkError names `source:line`."""
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
         except json.JSONDecodeError as error:
-            raise BenchmarkError(f"{path}:{number}: not valid JSON ({error.msg})") from error
+            raise BenchmarkError(f"{source}:{number}: not valid JSON ({error.msg})") from error
         if not isinstance(record, dict):
-            raise BenchmarkError(f"{path}:{number}: each line must be a JSON object")
+            raise BenchmarkError(f"{source}:{number}: each line must be a JSON object")
         yield number, record

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..benchmarks import Benchmark, BenchmarkError, PromptSet, load_prompt_set
+from ..benchmarks.tasks import parse_jsonl
 from .errors import GenerationError
 from .postprocess import understand
 from .store import SampleStore, StoredSample
@@ -147,16 +148,11 @@ def _only_variant(prompt_set: PromptSet, task_id: str, where: str) -> str:
 
 
 def _jsonl_records(path: Path, text: str) -> Iterator[tuple[str, dict]]:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise GenerationError(f"{path}:{number}: not valid JSON ({error.msg})") from error
-        if not isinstance(record, dict):
-            raise GenerationError(f"{path}:{number}: each line must be a JSON object")
-        yield f"{path}:{number}", record
+    try:
+        for number, record in parse_jsonl(text, str(path)):
+            yield f"{path}:{number}", record
+    except BenchmarkError as error:
+        raise GenerationError(str(error)) from error
 
 
 def _bigcode_records(path: Path, text: str, benchmark: Benchmark) -> Iterator[tuple[str, dict]]:
