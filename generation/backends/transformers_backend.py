@@ -1,5 +1,7 @@
 """Local models through transformers: a folder or cached model id, or a GGUF file in a folder.
 
+Imported only when a local model is chosen (torch and transformers are the `local` extra).
+
 Sequences are generated in batches (many sequences per forward pass, prompts left-padded);
 stop sequences end a sequence early, and a batch ends when all of its sequences have.
 """
@@ -12,6 +14,9 @@ import logging
 import time
 from collections.abc import Sequence
 from pathlib import Path
+
+import torch
+import transformers
 
 from ..errors import GenerationError
 from .base import Backend, GenerationRequest, GenerationResult, OnResult
@@ -31,12 +36,8 @@ class TransformersBackend(Backend):
     ) -> None:
         if batch_size < 1:
             raise GenerationError(f"batch size {batch_size}: must be at least 1")
-        import torch
-        import transformers
-
         transformers.utils.logging.set_verbosity_error()
         transformers.utils.logging.disable_progress_bar()
-        self.torch = torch
         self.model_name = model
         self.gguf_file = gguf_file
         self.batch_size = batch_size
@@ -91,7 +92,9 @@ class TransformersBackend(Backend):
 
     def _generate_group(self, requests: list[GenerationRequest], on_result: OnResult) -> None:
         """Requests sharing sampling settings: their sequences are batched together."""
-        sequences = [(r, k) for r in requests for k in range(r.n)]
+        # prompts of similar length share a batch, so little of a batch is padding
+        by_length = sorted(requests, key=lambda r: len(self.render_prompt(r)))
+        sequences = [(r, k) for r in by_length for k in range(r.n)]
         outputs: dict[int, list[tuple[str, str, int, int]]] = {id(r): [] for r in requests}
         started = {id(r): time.monotonic() for r in requests}
         for begin in range(0, len(sequences), self.batch_size):
@@ -121,7 +124,7 @@ class TransformersBackend(Backend):
         )
 
     def _generate_batch(self, requests: list[GenerationRequest], seed_offset: int):
-        torch, tokenizer = self.torch, self.tokenizer
+        tokenizer = self.tokenizer
         first = requests[0]
         if first.seed is not None:
             torch.manual_seed(first.seed + seed_offset)
@@ -137,6 +140,12 @@ class TransformersBackend(Backend):
             options.update(temperature=first.temperature, top_p=first.top_p, top_k=0)
         if first.stop:
             options.update(stop_strings=list(first.stop), tokenizer=tokenizer)
+        if first.mode == "chat":
+            # an answer is done when its code fence closes; the prose after it is not code
+            start = encoded["input_ids"].shape[1]
+            options["stopping_criteria"] = transformers.StoppingCriteriaList(
+                [_FenceClosed(tokenizer, start)]
+            )
         with torch.inference_mode():
             generated = self.model.generate(**encoded, **options)
         new_tokens = generated[:, encoded["input_ids"].shape[1] :]
@@ -149,6 +158,18 @@ class TransformersBackend(Backend):
             reason = "stop" if length < first.max_new_tokens else "length"
             results.append((text, reason, int(mask.sum()), length))
         return results
+
+
+class _FenceClosed(transformers.StoppingCriteria):
+    """Stops a sequence once its new text holds an opening and a closing code fence."""
+
+    def __init__(self, tokenizer, prompt_length: int) -> None:
+        self.tokenizer = tokenizer
+        self.prompt_length = prompt_length
+
+    def __call__(self, input_ids, scores, **kwargs):
+        texts = self.tokenizer.batch_decode(input_ids[:, self.prompt_length :])
+        return torch.tensor([text.count("```") >= 2 for text in texts], device=input_ids.device)
 
 
 def embedded_model_folder() -> Path:
