@@ -40,7 +40,10 @@ class Group:
     temperature: float
     prompt_set: str
     variant: str
+    settings_key: str
     samples: list[Judged] = field(default_factory=list)
+    model_label: str = ""
+    """The model, with its settings key when the report holds several settings for it."""
 
     @property
     def label(self) -> str:
@@ -64,6 +67,8 @@ class Group:
         }
         return {
             "model": self.model,
+            "label": self.model_label or self.model,
+            "settings_key": self.settings_key,
             "temperature": self.temperature,
             "prompt_set": self.label,
             "variant": self.variant,
@@ -92,26 +97,33 @@ def _rate(count: int, total: int) -> float:
 
 
 def group_samples(samples: Iterable[StoredSample], verdicts: dict[int, Verdict]) -> list[Group]:
+    """Groups per model x sampling settings x temperature x prompt set and variant: samples
+    drawn with different settings are never pooled."""
     groups: dict[tuple, Group] = {}
     for sample in samples:
         verdict = verdicts.get(sample.id)  # type: ignore[arg-type]
         if verdict is None:
             continue
-        key = (sample.model, sample.temperature, sample.prompt_set, sample.variant)
+        key = (sample.model, sample.temperature, sample.prompt_set, sample.variant,
+               sample.settings_key)  # fmt: skip
         if key not in groups:
             groups[key] = Group(*key)
         groups[key].samples.append(Judged(sample, verdict))
-    return [
-        groups[k]
-        for k in sorted(groups, key=lambda k: (k[0], k[1], k[2] != "original", k[2], k[3]))
-    ]
+    keys_of: dict[str, set[str]] = defaultdict(set)
+    for group in groups.values():
+        keys_of[group.model].add(group.settings_key)
+    for group in groups.values():
+        several = len(keys_of[group.model]) > 1
+        group.model_label = f"{group.model} [{group.settings_key}]" if several else group.model
+    order = sorted(groups, key=lambda k: (k[0], k[4], k[1], k[2] != "original", k[2], k[3]))
+    return [groups[k] for k in order]
 
 
 def compare_prompt_sets(groups: list[Group], seed: int = 0) -> list[dict]:
     """Original against each other prompt set, per model x temperature, on shared tasks."""
     by_model_temp: dict[tuple, list[Group]] = defaultdict(list)
     for group in groups:
-        by_model_temp[(group.model, group.temperature)].append(group)
+        by_model_temp[(group.model_label or group.model, group.temperature)].append(group)
     comparisons = []
     for (model, temperature), members in by_model_temp.items():
         base = next((g for g in members if g.label == "original"), None)

@@ -63,7 +63,7 @@ def load_config_file(path: Path) -> dict:
     table = data.get("audit", data)
     aliases = {"model": "models", "temperature": "temperatures", "prompts": "prompts_spec",
                "benchmark": "benchmark_spec", "store": "store_path", "report": "report_dir",
-               "type": "type_name", "stop": "stops"}  # fmt: skip
+               "type": "type_name", "stop": "stops", "json": "as_json"}  # fmt: skip
     resolved = {}
     for key, value in table.items():
         name = key.replace("-", "_")
@@ -87,11 +87,15 @@ def merge_config(ctx: click.Context, options: dict) -> dict:
     unknown = sorted(set(from_file) - set(options))
     if unknown:
         raise GenerationError(f"{path}: unknown setting(s) {', '.join(unknown)}")
+    params = {param.name: param for param in ctx.command.params}
     merged = dict(options)
     for name, value in from_file.items():
         source = ctx.get_parameter_source(name)
         if source in (ParameterSource.DEFAULT, None) or options.get(name) in ((), None):
-            merged[name] = value
+            try:  # the same conversion and range checks as the flag
+                merged[name] = params[name].type_cast_value(ctx, value)
+            except click.BadParameter as error:
+                raise GenerationError(f"{path}: setting {name}: {error.message}") from error
     return merged
 
 

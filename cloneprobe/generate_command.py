@@ -170,7 +170,8 @@ def run_generation(console: Console, **options) -> tuple[list[RunSummary], list[
                 stop=tuple(options["stops"]) or HUMANEVAL_STOPS,
                 seed=options["seed"],
             )
-            plan = Plan(prompt_sets, benchmark, temperatures, options["n"] or 20, settings,
+            n = 20 if options["n"] is None else options["n"]
+            plan = Plan(prompt_sets, benchmark, temperatures, n, settings,
                         task_ids)  # fmt: skip
             keys.append(settings.key)
             summaries.append(_run_with_progress(console, spec.label, backend, plan, store, options))

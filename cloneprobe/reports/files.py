@@ -66,11 +66,14 @@ def render_markdown(report: dict) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "_": r"\_", "%": r"\%", "&": r"\&", "#": r"\#", "$": r"\$", "{": r"\{", "}": r"\}",
+}  # fmt: skip
+
+
 def _latex_escape(text: str) -> str:
-    for char, escaped in (("\\", r"\textbackslash{}"), ("_", r"\_"), ("%", r"\%"), ("&", r"\&"),
-                          ("#", r"\#"), ("$", r"\$"), ("{", r"\{"), ("}", r"\}")):  # fmt: skip
-        text = text.replace(char, escaped)
-    return text
+    return "".join(LATEX_SPECIAL.get(char, char) for char in text)
 
 
 def render_latex(report: dict) -> str:
@@ -79,7 +82,7 @@ def render_latex(report: dict) -> str:
     labels = list(dict.fromkeys(g["prompt_set"] for g in report["groups"]))
     rows: dict[tuple, dict] = {}
     for g in report["groups"]:
-        rows.setdefault((g["model"], g["temperature"]), {})[g["prompt_set"]] = g
+        rows.setdefault((g["label"], g["temperature"]), {})[g["prompt_set"]] = g
     columns = "l" + "rrr" * len(labels)
     header = " & ".join(
         rf"\multicolumn{{3}}{{c}}{{{_latex_escape(label.capitalize())}}}" for label in labels

@@ -41,7 +41,7 @@ def rate_plot(report: dict, width: int = 560, height: int = 300) -> str:
     prompt set."""
     series: dict[str, list[tuple[float, float]]] = {}
     for g in report["groups"]:
-        key = f"{g['model']} / {g['prompt_set']}"
+        key = f"{g['label']} / {g['prompt_set']}"
         series.setdefault(key, []).append((g["temperature"], g["task_rate"]["3"]))
     if not series:
         return "<p>No groups to plot.</p>"

@@ -9,7 +9,7 @@ GROUP_COLUMNS = [
     "tasks_type1_exclusive", "tasks_type2_exclusive", "tasks_type3_exclusive",
     "samples_type1", "samples_type2", "samples_type3",
     "samples_type1_pct", "samples_type2_pct", "samples_type3_pct",
-    "tasks_trivial_only",
+    "tasks_trivial_only", "settings_key",
 ]  # fmt: skip
 COMPARISON_COLUMNS = [
     "model", "temperature", "original", "other", "type", "tasks", "cloned_original",
@@ -28,7 +28,7 @@ def group_rows(report: dict) -> list[list]:
             + [g["tasks_with_clone_exclusive"][t] for t in "123"]
             + [g["samples_with_clone"][t] for t in "123"]
             + [g["sample_rate"][t] for t in "123"]
-            + [g["tasks_trivial_only"]]
+            + [g["tasks_trivial_only"], g["settings_key"]]
         )
     return rows
 
@@ -65,7 +65,7 @@ COMPARISON_HEADER = ["model", "temperature", "vs", "type", "original", "other", 
 def display_group_rows(report: dict) -> list[list[str]]:
     """Group rows as people read them: counts with task rates, sample counts per type."""
     return [
-        [g["model"], f"{g['temperature']:g}", g["prompt_set"], str(g["tasks"]), str(g["samples"])]
+        [g["label"], f"{g['temperature']:g}", g["prompt_set"], str(g["tasks"]), str(g["samples"])]
         + [f"{g['tasks_with_clone'][t]} ({g['task_rate'][t]:.1f}%)" for t in "123"]
         + ["/".join(str(g["samples_with_clone"][t]) for t in "123"), str(g["tasks_trivial_only"])]
         for g in report["groups"]
