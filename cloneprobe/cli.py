@@ -8,7 +8,7 @@ import sys
 import click
 from rich.console import Console
 
-from .audit_command import audit_command, detect_command, report_command
+from .audit_command import audit_command, detect_command, execute_command, report_command
 from .benchmarks import BenchmarkError
 from .clones import CloneDetectorError
 from .clones_command import clones_command
@@ -70,6 +70,7 @@ main.add_command(export_command)
 main.add_command(audit_command)
 main.add_command(detect_command)
 main.add_command(report_command)
+main.add_command(execute_command)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from .aggregate import group_samples
 from .benchmarks import Benchmark
+from .correctness import ExecutionStore
 from .detection import (
     CanonicalFragments,
     DetectionSettings,
@@ -43,7 +44,8 @@ def audit_samples(
     progress: Callable[[int], None] | None = None,
     evidence: bool = True,
 ) -> dict:
-    """Judge the samples (reusing stored verdicts) and build the report dictionary."""
+    """Judge the samples (reusing stored verdicts) and build the report dictionary, with the
+    correctness figures of whatever samples have been executed."""
     programs = [SampleProgram(s.id, s.task_id, s.program or "") for s in samples]  # type: ignore[arg-type]
     detect_samples(store.db, benchmark, settings, programs, progress)
     verdicts = DetectionStore(store.db).verdicts(settings.key)
@@ -55,4 +57,7 @@ def audit_samples(
         for run in store.runs()
         if run["id"] in run_ids
     ]  # fmt: skip
-    return build_report(groups, settings, CanonicalFragments(benchmark), sampling, evidence)
+    executions = ExecutionStore(store.db).results()
+    return build_report(
+        groups, settings, CanonicalFragments(benchmark), sampling, evidence, executions
+    )

@@ -6,12 +6,17 @@ Schema (`schema`: "cloneprobe.audit/1"):
   `variant`, `tasks`, `samples`, `tasks_with_clone` and `samples_with_clone` keyed by type
   "1", "2", "3" (cumulative: a Type-1 clone counts for 2 and 3 too), the same `_exclusive`
   (most specific type only), `task_rate` and `sample_rate` (percent, cumulative),
-  `tasks_trivial_only`;
+  `tasks_trivial_only`, and `correctness` (null unless samples were executed): `tasks`,
+  `samples`, `passed`, `pass@1`/`pass@3`/`pass@10` (those not above n, percent),
+  `without_clone` and `with_clone` (pass@k on tasks without any clone and with one), and
+  `decontaminated` keyed "1".."3" (pass@1 with tasks holding a clone up to that type removed,
+  and the `drop` from the overall pass@1);
 - `comparisons`: original against each other prompt set per model x temperature, by type:
   tasks cloned under each, under one only, the exact McNemar p-value, the difference in task
   rates (original minus other, percentage points) with a 95% bootstrap interval;
 - `samples`: `model`, `temperature`, `prompt_set`, `variant`, `task_id`, `sample`,
-  `clone_type` (1, 2, 3 or null: the most specific found), `similarity`, `trivial_type`;
+  `clone_type` (1, 2, 3 or null: the most specific found), `similarity`, `trivial_type`, and
+  `passed` and `reason` when executed;
 - `evidence`: every clone pair with the canonical and sample lines compared.
 """
 
@@ -31,6 +36,7 @@ def build_report(
     canonicals: CanonicalFragments,
     sampling: list[dict],
     evidence: bool = True,
+    executions: dict | None = None,
 ) -> dict:
     samples, pairs = [], []
     for group in groups:
@@ -47,6 +53,7 @@ def build_report(
                     "clone_type": int(judged.rank) if judged.rank else None,
                     "similarity": verdict.similarity,
                     "trivial_type": verdict.trivial_type,
+                    **_execution(executions, sample.id),
                 }
             )
             if evidence:
@@ -59,11 +66,16 @@ def build_report(
         "schema": SCHEMA_VERSION,
         "profile": settings.config.profile.name,
         "settings": {**settings.describe(), "sampling": sampling},
-        "groups": [group.summary() for group in groups],
+        "groups": [group.summary(executions) for group in groups],
         "comparisons": compare_prompt_sets(groups),
         "samples": samples,
         "evidence": pairs,
     }
+
+
+def _execution(executions: dict | None, sample_id) -> dict:
+    result = executions.get(sample_id) if executions else None
+    return {"passed": result.passed, "reason": result.reason} if result else {}
 
 
 def _evidence(canonicals, settings, group, sample, pair: dict) -> dict:

