@@ -5,9 +5,13 @@ Generated code never runs inside the tool's process. Each program runs in a fres
 when the wall-clock timeout passes), with CPU time, memory and file-size limits, without
 network (a network namespace where `unshare` allows it, and sockets refused in any case), and
 behind a guard that refuses forking, spawning, deleting files and writing outside the working
-directory. Output goes to files in the working directory, so a flood of prints is bounded by
+directory (through `open`, `io.FileIO` or `os.open`; `ctypes` cannot be imported). Output
+goes to files in the working directory, so a flood of prints is bounded by
 the file-size limit instead of the host's memory. The verdict comes from a line the guard
-writes after the program ends, marked with a nonce the program does not know.
+writes after the program ends, marked with a nonce the guard reads from stdin and keeps in a
+closure, out of the program's namespace and argv. The guard contains accidents and ordinary
+hostile code (loops, forks, exits, writes, sockets, memory); it is not a security boundary
+against code written to defeat it (digging the nonce out of the interpreter's memory).
 """
 
 from __future__ import annotations
@@ -51,43 +55,92 @@ class RunResult:
 
 
 GUARD = r"""
-import builtins, io, os, sys, time
-_NONCE, _ROOT = sys.argv[1], os.getcwd()
-_report_stream = os.fdopen(os.dup(2), "w")
-def _report(status, detail=""):
-    _report_stream.write(f"\n{_NONCE} " + __import__("json").dumps([status, detail]) + "\n")
-    _report_stream.flush()
-def _refuse(what):
-    def refused(*args, **kwargs):
-        raise PermissionError(f"refused by the sandbox: {what}")
-    return refused
-_open = builtins.open
-def _guarded_open(file, mode="r", *args, **kwargs):
-    if any(flag in mode for flag in "wax+") and not isinstance(file, int):
-        path = os.path.realpath(os.path.join(_ROOT, os.fspath(file)))
-        if not path.startswith(_ROOT + os.sep):
-            raise PermissionError(f"refused by the sandbox: writing {file} outside the work "
-                                  "directory")
-    return _open(file, mode, *args, **kwargs)
-builtins.open = io.open = _guarded_open
-import socket, shutil, subprocess
-socket.socket = _refuse("network")
-socket.create_connection = _refuse("network")
-for _name in ("fork", "forkpty", "system", "popen", "kill", "killpg", "remove", "unlink",
-              "rmdir", "removedirs", "rename", "renames", "replace", "truncate", "chmod",
-              "chown", "putenv", "unsetenv", "execv", "execve", "execl", "execlp", "execvp",
-              "execvpe", "spawnl", "spawnv", "spawnve", "spawnlp", "spawnvp", "posix_spawn",
-              "posix_spawnp", "setuid", "setgid"):
-    if hasattr(os, _name):
-        setattr(os, _name, _refuse(f"os.{_name}"))
-subprocess.Popen = _refuse("subprocess")
-shutil.rmtree = shutil.move = shutil.chown = _refuse("shutil")
-import multiprocessing
-multiprocessing.Process = _refuse("multiprocessing")
-_started = time.monotonic()
-_source = sys.stdin.read()
+def _install_guard():
+    import builtins, io, os, posix, sys
+    nonce = sys.stdin.readline().strip()
+    root = os.getcwd()
+    stream = os.fdopen(os.dup(2), "w")
+
+    def report(status, detail=""):
+        stream.write("\n" + nonce + " " + __import__("json").dumps([status, detail]) + "\n")
+        stream.flush()
+
+    def refuse(what):
+        def refused(*args, **kwargs):
+            raise PermissionError("refused by the sandbox: " + what)
+        return refused
+
+    def check_path(file):
+        if isinstance(file, int):
+            return
+        path = os.path.realpath(os.path.join(root, os.fspath(file)))
+        if not path.startswith(root + os.sep):
+            raise PermissionError(
+                f"refused by the sandbox: writing {file} outside the work directory")
+
+    raw_open, raw_os_open, raw_fileio = builtins.open, posix.open, io.FileIO
+
+    def guarded_open(file, mode="r", *args, **kwargs):
+        if any(flag in mode for flag in "wax+"):
+            check_path(file)
+        return raw_open(file, mode, *args, **kwargs)
+
+    def guarded_os_open(path, flags, *args, **kwargs):
+        if flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC):
+            check_path(path)
+        return raw_os_open(path, flags, *args, **kwargs)
+
+    class GuardedFileIO(raw_fileio):
+        def __init__(self, file, mode="r", *args, **kwargs):
+            if any(flag in mode for flag in "wax+"):
+                check_path(file)
+            super().__init__(file, mode, *args, **kwargs)
+
+    import _io
+    builtins.open = io.open = _io.open = guarded_open
+    os.open = posix.open = guarded_os_open
+    io.FileIO = _io.FileIO = GuardedFileIO
+
+    import _socket, socket
+    # New sockets are refused; wrapping an existing descriptor (socketpair, which asyncio's
+    # event loop uses, reaches no network) is allowed.
+    raw_socket, py_socket = _socket.socket, socket.socket
+    class RefusedSocket(raw_socket):
+        def __init__(self, family=-1, type=-1, proto=-1, fileno=None):
+            if fileno is None:
+                raise PermissionError("refused by the sandbox: network")
+            raw_socket.__init__(self, family, type, proto, fileno)
+    _socket.socket = RefusedSocket
+    class RefusedPySocket(py_socket):
+        def __init__(self, family=-1, type=-1, proto=-1, fileno=None):
+            if fileno is None:
+                raise PermissionError("refused by the sandbox: network")
+            py_socket.__init__(self, family, type, proto, fileno)
+    socket.socket = RefusedPySocket
+    socket.create_connection = refuse("network")
+
+    for name in ("fork", "forkpty", "system", "popen", "kill", "killpg", "remove", "unlink",
+                 "rmdir", "removedirs", "rename", "renames", "replace", "truncate", "chmod",
+                 "chown", "execv", "execve", "execl", "execlp", "execvp", "execvpe", "spawnl",
+                 "spawnv", "spawnve", "spawnlp", "spawnvp", "posix_spawn", "posix_spawnp",
+                 "setuid", "setgid", "setsid"):
+        for module in (os, posix):
+            if hasattr(module, name):
+                setattr(module, name, refuse("os." + name))
+    import _posixsubprocess, shutil, subprocess, multiprocessing
+    _posixsubprocess.fork_exec = refuse("subprocess")
+    subprocess.Popen = refuse("subprocess")
+    shutil.rmtree = shutil.move = shutil.chown = refuse("shutil")
+    multiprocessing.Process = refuse("multiprocessing")
+    sys.modules["ctypes"] = None  # no way around the guard through libc
+    sys.argv = [""]
+    return report
+
+_report = _install_guard()
+del _install_guard
+_source = __import__("sys").stdin.read()
 try:
-    exec(compile(_source, "<program>", "exec"), {"__name__": "__main__", "__builtins__": builtins})
+    exec(compile(_source, "<program>", "exec"), {"__name__": "__main__"})
 except SystemExit as _exit:
     _report("exited", f"the program called exit({_exit.code!r}) before the end")
 except MemoryError:
@@ -127,14 +180,15 @@ class Sandbox:
     def _limit_resources(self) -> None:  # runs in the child before exec
         limits = self.limits
         resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds))
+        # soft below hard: the kernel sends SIGXCPU (reported as "cpu time") before SIGKILL
+        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
         resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
     def run(self, program: str) -> RunResult:
         nonce = secrets.token_hex(16)
-        command = [sys.executable, "-I", "-c", GUARD, nonce]
+        command = [sys.executable, "-I", "-c", GUARD]
         if self.isolate_network:
             command = ["unshare", "-n", *command]
         with tempfile.TemporaryDirectory(prefix="cloneprobe-run-") as folder:
@@ -153,7 +207,8 @@ class Sandbox:
                     env={"PATH": os.environ.get("PATH", ""), "PYTHONHASHSEED": "0"},
                 )
                 try:
-                    process.communicate(program.encode("utf-8", "replace"), self.limits.timeout)
+                    stdin = f"{nonce}\n{program}".encode("utf-8", "replace")
+                    process.communicate(stdin, self.limits.timeout)
                     timed_out = False
                 except subprocess.TimeoutExpired:
                     timed_out = True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 import sys
 from pathlib import Path
@@ -129,7 +130,8 @@ def run_detection(console: Console, store: SampleStore, benchmark, settings, sam
 
 def run_execution(console: Console, store: SampleStore, benchmark, samples, options) -> None:
     done = ExecutionStore(store.db).results()
-    limits = Limits(timeout=options.get("exec_timeout") or 10.0)
+    timeout = options.get("exec_timeout") or 10.0
+    limits = Limits(timeout=timeout, cpu_seconds=max(10, math.ceil(timeout)))
     with progress_bar(console) as bar:
         already = sum(1 for s in samples if s.id in done)
         task = bar.add_task("executing", total=len(samples), completed=already, failed=0)

@@ -69,23 +69,30 @@ def execute_samples(
     Results are stored as they finish, so an interrupted run keeps what it did."""
     store = ExecutionStore(db)
     done = store.results()
-    todo = [s for s in samples if s[0] not in done]
+    runnable, skipped = [], 0
+    for sample in samples:
+        if sample[0] in done:
+            continue
+        task = benchmark.get(sample[1])
+        if task is None or not task.test or task.language != "python":
+            skipped += 1  # no Python tests: left out of pass@k rather than counted as failed
+            continue
+        runnable.append((sample, task))
+    if progress and skipped:
+        progress(skipped)
     sandbox = Sandbox(limits)
 
-    def run(sample: tuple[int, str, str]) -> Execution:
-        sample_id, task_id, program = sample
-        task = benchmark.get(task_id)
-        if task is None or not task.test or task.language != "python":
-            return Execution(sample_id, False, "no Python tests for this task", 0.0)
+    def run(item) -> Execution:
+        (sample_id, _, program), task = item
         result = sandbox.run(test_program(program, task.test, task.entry_point))
         return Execution(sample_id, result.ok, result.reason, result.seconds)
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        for execution in pool.map(run, todo):
+        for execution in pool.map(run, runnable):
             store.add([execution])
             if progress:
                 progress(1)
-    return len(todo)
+    return len(runnable)
 
 
 def pass_at_k(per_task: dict[str, tuple[int, int]], ks: Iterable[int] = KS) -> dict[str, float]:
