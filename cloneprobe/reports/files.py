@@ -29,20 +29,20 @@ def render_json(report: dict) -> str:
     return json.dumps(report, indent=2)
 
 
-def render_csv(report: dict) -> str:
+def _csv(header: list[str], rows: list[list]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(GROUP_COLUMNS)
-    writer.writerows(group_rows(report))
+    writer.writerow(header)
+    writer.writerows(rows)
     return out.getvalue()
+
+
+def render_csv(report: dict) -> str:
+    return _csv(GROUP_COLUMNS, group_rows(report))
 
 
 def render_comparisons_csv(report: dict) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(COMPARISON_COLUMNS)
-    writer.writerows(comparison_rows(report))
-    return out.getvalue()
+    return _csv(COMPARISON_COLUMNS, comparison_rows(report))
 
 
 def _markdown_table(header: list[str], rows: list[list]) -> str:
