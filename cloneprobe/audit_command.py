@@ -142,8 +142,11 @@ def run_execution(console: Console, store: SampleStore, benchmark, samples, opti
         )  # fmt: skip
 
 
-def execution_options(command):
-    for option in reversed([
+def execution_options(command=None, flag: bool = True):
+    """--execute (unless the command always executes), --workers, --exec-timeout."""
+    if command is None:
+        return lambda decorated: execution_options(decorated, flag)
+    options = [
         click.option("--execute", is_flag=True,
                      help="Also run each sample against its task's tests in the sandbox "
                      "and report pass@k beside the clone counts."),
@@ -151,7 +154,8 @@ def execution_options(command):
                      help="Sandboxed processes at once."),
         click.option("--exec-timeout", type=click.FloatRange(min=0.1), default=10.0,
                      show_default=True, help="Wall-clock seconds per sample's tests."),
-    ]):  # fmt: skip
+    ]  # fmt: skip
+    for option in reversed(options if flag else options[1:]):
         command = option(command)
     return command
 
@@ -267,7 +271,7 @@ def detect_command(**options):
 @sample_source_options
 @detector_options(files=False)
 @report_options
-@execution_options
+@execution_options(flag=False)
 def execute_command(**options):
     """Run samples (a store, or sample files) against their tasks' tests in the sandbox and
     report pass@k beside the clone counts.
