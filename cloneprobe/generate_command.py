@@ -184,19 +184,10 @@ def _run_with_progress(
 ) -> RunSummary:
     with progress_bar(console) as bar:
         task = bar.add_task(f"{label}", total=plan.total, failed=0)
-        already = [0]
 
-        def update(ok: int, failed: int) -> None:
-            bar.update(task, completed=already[0] + ok + failed, failed=failed, made=ok + failed)
+        def update(already: int, ok: int, failed: int) -> None:
+            bar.update(task, completed=already + ok + failed, failed=failed, made=ok + failed)
 
-        done = store.done_keys(label, plan.settings.key)
-        already[0] = sum(
-            1
-            for ps, variant, task_id, _, temperature in plan.slots()
-            for i in range(plan.n)
-            if (ps.name, variant, task_id, float(temperature), i) in done
-        )
-        bar.update(task, completed=already[0])
         config = {k: (str(v) if isinstance(v, Path) else v) for k, v in options.items()}
         return run_plan(label, backend, plan, store, library_versions(), update, config)
 

@@ -12,8 +12,9 @@ from .postprocess import chat_message, understand
 from .sampling import SamplingSettings
 from .store import SampleStore, StoredSample
 
-Progress = Callable[[int, int], None]
-"""Called with (samples stored, samples failed) after each request finishes."""
+Progress = Callable[[int, int, int], None]
+"""Called with (samples already stored before this run, samples stored by it, samples failed)
+once before the first request and after each request finishes."""
 
 
 @dataclass(frozen=True)
@@ -123,8 +124,11 @@ def run_plan(
         counts["prompt_tokens"] += result.prompt_tokens or 0
         counts["completion_tokens"] += result.completion_tokens or 0
         if progress:
-            progress(counts["ok"], counts["failed"])
+            progress(already, counts["ok"], counts["failed"])
 
+    already = plan.total - sum(r.n for r in requests)
+    if progress:
+        progress(already, 0, 0)
     status = "interrupted"
     try:
         if requests:
@@ -136,7 +140,7 @@ def run_plan(
         model=model,
         run_id=run_id,
         planned=plan.total,
-        already_stored=plan.total - sum(r.n for r in requests),
+        already_stored=already,
         generated=counts["ok"],
         failed=counts["failed"],
         prompt_tokens=counts["prompt_tokens"],

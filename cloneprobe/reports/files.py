@@ -22,8 +22,6 @@ from .tables import (
     settings_line,
 )
 
-FORMATS = ("json", "csv", "md", "tex", "html")
-
 
 def render_json(report: dict) -> str:
     return json.dumps(report, indent=2)
@@ -117,20 +115,24 @@ def render_latex(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+REPORT_RENDERERS = {
+    "report.json": render_json,
+    "groups.csv": render_csv,
+    "comparisons.csv": render_comparisons_csv,
+    "report.md": render_markdown,
+    "table6.tex": render_latex,
+    "report.html": render_html,
+}
+REPORT_FILES = frozenset(REPORT_RENDERERS)
+"""The files `--report DIR` writes."""
+
+
 def write_reports(report: dict, folder: Path) -> list[Path]:
     """Write every format into `folder`; returns the paths written."""
     folder.mkdir(parents=True, exist_ok=True)
-    outputs = {
-        "report.json": render_json(report),
-        "groups.csv": render_csv(report),
-        "comparisons.csv": render_comparisons_csv(report),
-        "report.md": render_markdown(report),
-        "table6.tex": render_latex(report),
-        "report.html": render_html(report),
-    }
     paths = []
-    for name, text in outputs.items():
+    for name, render in REPORT_RENDERERS.items():
         path = folder / name
-        path.write_text(text, encoding="utf-8")
+        path.write_text(render(report), encoding="utf-8")
         paths.append(path)
     return paths
