@@ -14,6 +14,8 @@ words, which is all ``max_tokens`` and ``usage`` need here.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import itertools
 import json
 import re
 import socket
@@ -292,3 +294,16 @@ class OpenAITestServer:
         head = {"id": ident, "object": obj, "created": int(time.time())}
         model = body.get("model") or "test-model"
         return 200, {**head, "model": model, "choices": choices, "usage": usage}
+
+
+def counting_responder() -> Responder:
+    """A different function body for every choice the server generates, over all requests."""
+    counter = itertools.count()
+    return lambda kind, prompt, index, body: f"    return {next(counter)}\n"
+
+
+def seeded_responder(kind: str, prompt: Any, index: int, body: dict) -> str:
+    """Like a server that honours `seed`: the same prompt, seed and choice index give the same
+    text."""
+    digest = hashlib.sha256(f"{prompt}|{body.get('seed')}|{index}".encode()).hexdigest()
+    return f"    return {digest[:10]!r}\n"

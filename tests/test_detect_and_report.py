@@ -18,18 +18,11 @@ from openai_test_server import OpenAITestServer
 
 from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.cli import main
+from cloneprobe.reports.files import REPORT_FILES
 from cloneprobe.reports.tables import COMPARISON_COLUMNS, GROUP_COLUMNS
 
 HUMANEVAL = load_humaneval()
 ENV = {"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": None}
-REPORT_FILES = {
-    "report.json",
-    "groups.csv",
-    "comparisons.csv",
-    "report.md",
-    "table6.tex",
-    "report.html",
-}
 
 
 def canonical(task: int) -> str:

@@ -4,7 +4,6 @@ table, the API key from the environment, and a bad model spec."""
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
 import signal
 import sqlite3
@@ -14,19 +13,13 @@ import time
 from pathlib import Path
 
 from click.testing import CliRunner
-from openai_test_server import OpenAITestServer
+from openai_test_server import OpenAITestServer, counting_responder
 
 from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.cli import main
 
 SECRET = "sk-test-SECRET-CLI-456"
 TASKS, N = 10, 4
-
-
-def counting_responder():
-    """A function body with a number no other choice has, so rewritten rows show."""
-    counter = itertools.count()
-    return lambda kind, prompt, index, body: f"    return {next(counter)}\n"
 
 
 def generate_args(server, store: Path, *extra: str) -> list[str]:

@@ -4,13 +4,11 @@ dropped connections, timeouts), final failures, the concurrency limit and the AP
 
 from __future__ import annotations
 
-import hashlib
-import itertools
 import json
 import time
 
 import pytest
-from openai_test_server import OpenAITestServer, count_words
+from openai_test_server import OpenAITestServer, count_words, counting_responder, seeded_responder
 
 from cloneprobe.generation.backends.base import GenerationRequest, GenerationResult
 from cloneprobe.generation.backends.openai_backend import OpenAIBackend
@@ -52,18 +50,6 @@ def body_responder(kind, prompt, index, body):
 def indexed_responder(kind, prompt, index, body):
     """A different text per choice index, so texts show which choices were returned."""
     return f"    return a + b + {index}\n"
-
-
-def counting_responder():
-    """A different text per generated choice, over all requests."""
-    counter = itertools.count()
-    return lambda kind, prompt, index, body: f"    return {next(counter)}\n"
-
-
-def seeded_responder(kind, prompt, index, body):
-    """A server that honours `seed`: the same prompt, seed and choice index give the same text."""
-    digest = hashlib.sha256(f"{prompt}|{body.get('seed')}|{index}".encode()).hexdigest()
-    return f"    return {digest[:10]!r}\n"
 
 
 def n_values(server) -> list[int]:

@@ -9,14 +9,7 @@ import sys
 
 import pytest
 
-REPORT_FILES = {
-    "report.json",
-    "groups.csv",
-    "comparisons.csv",
-    "report.md",
-    "table6.tex",
-    "report.html",
-}
+from cloneprobe.reports.files import REPORT_FILES
 
 
 @pytest.mark.slow

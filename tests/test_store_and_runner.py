@@ -4,14 +4,12 @@ runs table, and that the API key never reaches the store."""
 
 from __future__ import annotations
 
-import hashlib
-import itertools
 import json
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from openai_test_server import OpenAITestServer
+from openai_test_server import OpenAITestServer, counting_responder, seeded_responder
 
 from cloneprobe.benchmarks import load_humaneval, load_prompt_set
 from cloneprobe.generation import (
@@ -50,18 +48,6 @@ def plan(humaneval, prompt_sets) -> Plan:
 def store(tmp_path):
     with SampleStore(tmp_path / "s.sqlite") as store:
         yield store
-
-
-def counting_responder():
-    """A function body with a number no other choice has, so rewritten rows show."""
-    counter = itertools.count()
-    return lambda kind, prompt, index, body: f"    return {next(counter)}\n"
-
-
-def seeded_responder(kind, prompt, index, body):
-    """A server that honours `seed`: the same prompt, seed and choice index give the same text."""
-    digest = hashlib.sha256(f"{prompt}|{body.get('seed')}|{index}".encode()).hexdigest()
-    return f"    return {digest[:10]!r}\n"
 
 
 def backend_for(server, **options) -> OpenAIBackend:
