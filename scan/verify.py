@@ -1,0 +1,178 @@
+"""Verifying a candidate: align the canonical with the document and name the clone type.
+
+The canonical's tokens (blind-renamed, as the audit's detector renames) are aligned with the
+region of the document where their n-grams cluster, by LCS (rapidfuzz). The matched span is
+the document's tokens from the first to the last aligned one; the clone type follows the
+audit's bands (cloneprobe.clones LADDER): Type-1 when the tokens are identical as written,
+Type-2 when identical after renaming, Type-3 when both sides keep at least 70% of their tokens
+in the LCS (NiCad's rule). Whether the document also carries the prompt's docstring or the
+task's test code is measured separately, as evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from rapidfuzz.distance import LCSseq
+
+from ..clones.compare import is_near_miss, similarity_percent
+from ..clones.profiles import CLONE_TYPES
+from .tokens import Token, tokenize, words
+
+ALIGN_NGRAM = 5
+"""Tokens per n-gram used to find where in a document the canonical lies."""
+MIN_BODY_TOKENS = 15
+"""A canonical body shorter than this (blind tokens) is aligned only with its signature."""
+EVIDENCE_NGRAM = 6
+EVIDENCE_FRACTION = 0.5
+"""Share of the docstring's (or the test code's) n-grams a document must hold to carry it."""
+
+
+@dataclass(frozen=True)
+class Alignment:
+    start: int
+    """First matched token's index in the document's tokens."""
+    stop: int
+    lcs: int
+    canonical_size: int
+    clone_type: str | None
+    similarity: float
+
+    @property
+    def span_size(self) -> int:
+        return self.stop - self.start
+
+
+class PreparedDocument:
+    """A candidate document tokenized once, with the lookups every task's check shares."""
+
+    def __init__(self, text: str, region: tuple[int, int] | None = None):
+        self.base = region[0] if region else 0
+        self.text = text[region[0] : region[1]] if region else text
+        self.tokens = tokenize(self.text)
+        self.blind = [t.blind for t in self.tokens]
+
+    @cached_property
+    def blind_positions(self) -> dict[tuple[str, ...], list[int]]:
+        positions: dict[tuple[str, ...], list[int]] = {}
+        blind, n = self.blind, ALIGN_NGRAM
+        for i in range(len(blind) - n + 1):
+            positions.setdefault(tuple(blind[i : i + n]), []).append(i)
+        return positions
+
+    @cached_property
+    def raw_grams(self) -> set[tuple[str, ...]]:
+        return ngram_set([t.text for t in self.tokens], EVIDENCE_NGRAM)
+
+    @cached_property
+    def words(self) -> list[tuple[str, int, int]]:
+        return words(self.text)
+
+    @cached_property
+    def word_positions(self) -> dict[tuple[str, ...], list[int]]:
+        positions: dict[tuple[str, ...], list[int]] = {}
+        found, n = [w for w, _, _ in self.words], EVIDENCE_NGRAM
+        for i in range(len(found) - n + 1):
+            positions.setdefault(tuple(found[i : i + n]), []).append(i)
+        return positions
+
+
+def _ids(sequences: Sequence[Sequence[str]]) -> list[list[int]]:
+    vocabulary: dict[str, int] = {}
+    return [[vocabulary.setdefault(item, len(vocabulary)) for item in seq] for seq in sequences]
+
+
+def _densest_region(hits: list[int], width: int) -> tuple[int, int]:
+    """The [first, last] hit positions of the window of `width` tokens holding most hits."""
+    best = (0, 0)
+    best_count = 0
+    left = 0
+    for right, position in enumerate(hits):
+        while position - hits[left] > width:
+            left += 1
+        if right - left + 1 > best_count:
+            best_count = right - left + 1
+            best = (hits[left], position)
+    return best
+
+
+def align(canonical: Sequence[Token], document: PreparedDocument) -> Alignment | None:
+    """Best place of the canonical in the document, or None when nothing lines up."""
+    size = len(canonical)
+    if size < ALIGN_NGRAM or not document.tokens:
+        return None
+    canon_blind = [t.blind for t in canonical]
+    n = ALIGN_NGRAM
+    grams = {tuple(canon_blind[i : i + n]) for i in range(size - n + 1)}
+    table = document.blind_positions
+    hits = sorted(p for gram in grams for p in table.get(gram, ()))
+    if not hits:
+        return None
+    first, last = _densest_region(hits, int(size * 1.5) + n)
+    slack = size // 3 + 1
+    low, high = max(0, first - slack), min(len(document.tokens), last + n + slack)
+    canon_ids, region_ids = _ids([canon_blind, document.blind[low:high]])
+    blocks = [op for op in LCSseq.opcodes(canon_ids, region_ids) if op.tag == "equal"]
+    if not blocks:
+        return None
+    lcs = sum(op.src_end - op.src_start for op in blocks)
+    start, stop = low + blocks[0].dest_start, low + blocks[-1].dest_end
+    return Alignment(
+        start, stop, lcs, size, _clone_type(canonical, document.tokens[start:stop], lcs),
+        similarity_percent(lcs, size, stop - start) / 100,
+    )  # fmt: skip
+
+
+def _clone_type(canonical: Sequence[Token], span: Sequence[Token], lcs: int) -> str | None:
+    n1, n2 = len(canonical), len(span)
+    if lcs == n1 == n2:
+        if [t.text for t in canonical] == [t.text for t in span]:
+            return "1"
+        return "2"
+    if is_near_miss(lcs, n1, n2, CLONE_TYPES["3"].threshold):
+        return "3"
+    return None
+
+
+def best_alignment(
+    fragment: Sequence[Token], body: Sequence[Token], document: PreparedDocument
+) -> Alignment | None:
+    """The better of the whole fragment (signature and body) and, when the body alone is long
+    enough to be told apart from common code, the body alone (a document may hold the
+    canonical body under another signature)."""
+    candidates = [fragment, body] if len(body) >= MIN_BODY_TOKENS else [fragment]
+    found = [a for a in (align(c, document) for c in candidates) if a is not None]
+    if not found:
+        return None
+    rank = {"1": 0, "2": 1, "3": 2, None: 3}
+    return min(found, key=lambda a: (rank[a.clone_type], -a.similarity, -a.canonical_size))
+
+
+def shared_fraction(grams: set[tuple[str, ...]], haystack: set[tuple[str, ...]]) -> float:
+    """Share of the n-grams found in the haystack (0 when there are none)."""
+    return len(grams & haystack) / len(grams) if grams else 0.0
+
+
+def ngram_set(items: Sequence[str], n: int) -> set[tuple[str, ...]]:
+    return {tuple(items[i : i + n]) for i in range(len(items) - n + 1)}
+
+
+def prose_match(
+    docstring_grams: set[tuple[str, ...]], document: PreparedDocument
+) -> tuple[float, tuple[int, int] | None]:
+    """(share of the docstring's word n-grams in the document, character span of the densest
+    run of those found)."""
+    if not docstring_grams:
+        return 0.0, None
+    table = document.word_positions
+    found = [gram for gram in docstring_grams if gram in table]
+    if not found:
+        return 0.0, None
+    positions = sorted(p for gram in found for p in table[gram])
+    first, last = _densest_region(positions, 4 * len(docstring_grams) + EVIDENCE_NGRAM)
+    words_found = document.words
+    base = document.base
+    span = (base + words_found[first][1], base + words_found[last + EVIDENCE_NGRAM - 1][2])
+    return len(found) / len(docstring_grams), span
