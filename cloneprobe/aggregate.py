@@ -6,8 +6,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .correctness import correctness_summary
 from .detection import TYPE_RANK, Verdict
+from .execution import correctness_summary
 from .generation import StoredSample
 from .stats import bootstrap_difference, mcnemar_exact
 

@@ -13,12 +13,11 @@ from click.core import ParameterSource
 from rich.console import Console
 
 from .benchmarks import load_benchmark, load_prompt_set
-from .benchmarks.execution import Limits
 from .clones import ConfigError
 from .clones_command import build_config, detector_options
 from .console import error_console, output_console
-from .correctness import ExecutionStore, execute_samples
 from .detection import DetectionSettings, DetectionStore
+from .execution import ExecutionStore, Limits, execute_samples
 from .generate_command import (
     DEFAULT_STORE,
     generation_options,

@@ -6,7 +6,6 @@ from collections.abc import Callable
 
 from .aggregate import group_samples
 from .benchmarks import Benchmark
-from .correctness import ExecutionStore
 from .detection import (
     CanonicalFragments,
     DetectionSettings,
@@ -14,6 +13,7 @@ from .detection import (
     SampleProgram,
     detect_samples,
 )
+from .execution import ExecutionStore
 from .generation import SampleStore, StoredSample
 from .reports import build_report
 

