@@ -210,8 +210,14 @@ sample_source_options = apply([
 
 
 def recorded_options(options: dict) -> dict:
-    """The resolved options as the store keeps them with a run (paths as text)."""
-    return {k: (str(v) if isinstance(v, Path) else v) for k, v in options.items()}
+    """The resolved options as the store keeps them with a run (paths as text, credentials
+    out of the base URL)."""
+    from ..generation.secrets import redact_url
+
+    recorded = {k: (str(v) if isinstance(v, Path) else v) for k, v in options.items()}
+    if recorded.get("base_url"):
+        recorded["base_url"] = redact_url(recorded["base_url"])
+    return recorded
 
 
 def generation_settings(options: dict):
