@@ -7,8 +7,9 @@ in pyproject.toml is one the code was tested with.
 
 import re
 import sys
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 project = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())["project"]
 requirements = list(project["dependencies"])
