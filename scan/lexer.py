@@ -96,6 +96,13 @@ class CodeText:
         return original_start + code_offset - code_start
 
 
+    def safe_start(self, original_offset: int) -> int:
+        """The last place at or before the offset where code starts (never inside a string
+        or a comment), where tokenizing part of the text may begin."""
+        originals = [original for _, original in self.anchors]
+        return originals[max(bisect_right(originals, original_offset) - 1, 0)]
+
+
 def split_code(text: str) -> CodeText:
     """The code with comments and string statements dropped and other string literals
     replaced by STRING_MARK, with the text of the comments and strings apart."""

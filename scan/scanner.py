@@ -99,7 +99,7 @@ class DocumentScanner:
         last_token = min(candidate.last + CODE_NGRAM - 1, len(offsets) - 1)
         start = code.original_offset(int(offsets[candidate.first]))
         stop = code.original_offset(int(offsets[last_token]))
-        return max(0, start - margin), min(len(text), stop + margin)
+        return code.safe_start(max(0, start - margin)), min(len(text), stop + margin)
 
 
 def _order(item):

@@ -7,6 +7,7 @@ scan command (the CLI starts without it).
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 
@@ -28,6 +29,12 @@ BATCH_CHARACTERS = 1_000_000
 PROGRESS_SECONDS = 1.0
 
 
+@functools.lru_cache(maxsize=2)
+def benchmark_index(spec: str):
+    """The index, built once per worker process (a worker runs several ranks)."""
+    return build_index(load_benchmark(spec))
+
+
 class ScanStep(PipelineStep):
     """Finds the benchmark's canonical solutions and prompts in the documents of one rank and
     writes the rank's matches (`matches/RANK.jsonl`) and tallies (`tallies/RANK.json`)."""
@@ -43,7 +50,7 @@ class ScanStep(PipelineStep):
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
         folder = get_datafolder(self.output)
-        scanner = DocumentScanner(build_index(load_benchmark(self.benchmark)))
+        scanner = DocumentScanner(benchmark_index(self.benchmark))
         collector = RankCollector()
         started, cpu_started = time.monotonic(), time.process_time()
         last_report = started

@@ -18,7 +18,7 @@ from functools import cached_property
 from rapidfuzz.distance import LCSseq
 
 from ..clones.compare import is_near_miss, similarity_percent
-from ..clones.profiles import CLONE_TYPES
+from ..clones.types import CLONE_TYPES
 from .tokens import Token, tokenize, words
 
 ALIGN_NGRAM = 5
@@ -114,15 +114,42 @@ def align(canonical: Sequence[Token], document: PreparedDocument) -> Alignment |
     slack = size // 3 + 1
     low, high = max(0, first - slack), min(len(document.tokens), last + n + slack)
     canon_ids, region_ids = _ids([canon_blind, document.blind[low:high]])
-    blocks = [op for op in LCSseq.opcodes(canon_ids, region_ids) if op.tag == "equal"]
-    if not blocks:
+    tightest = _tightest_span(canon_ids, region_ids)
+    if tightest is None:
         return None
-    lcs = sum(op.src_end - op.src_start for op in blocks)
-    start, stop = low + blocks[0].dest_start, low + blocks[-1].dest_end
+    first_matched, stop_matched, lcs = tightest
+    start, stop = low + first_matched, low + stop_matched
     return Alignment(
         start, stop, lcs, size, _clone_type(canonical, document.tokens[start:stop], lcs),
         similarity_percent(lcs, size, stop - start) / 100,
     )  # fmt: skip
+
+
+def _equal_blocks(a: list[int], b: list[int]) -> list:
+    return [op for op in LCSseq.opcodes(a, b) if op.tag == "equal"]
+
+
+def _tightest_span(canon: list[int], region: list[int]) -> tuple[int, int, int] | None:
+    """(start, stop, lcs) of the shortest stretch of the region holding a longest common
+    subsequence with the canonical. An LCS traceback places ties leftmost, which can pull a
+    stray `def ( ) : return` from the function before into the span; the traceback of the
+    reversed sequences places them rightmost. Their latest start and earliest stop, kept only
+    if the LCS inside is still whole, bound the span tightly."""
+    forward = _equal_blocks(canon, region)
+    if not forward:
+        return None
+    lcs = sum(op.src_end - op.src_start for op in forward)
+    backward = _equal_blocks(canon[::-1], region[::-1])
+    size = len(region)
+    ends = {forward[-1].dest_end, size - backward[0].dest_start}
+    starts = {forward[0].dest_start, size - backward[-1].dest_end}
+    best = (forward[0].dest_start, forward[-1].dest_end)
+    for start in starts:
+        for stop in ends:
+            if start < stop and stop - start < best[1] - best[0]:
+                if LCSseq.similarity(canon, region[start:stop]) == lcs:
+                    best = (start, stop)
+    return best[0], best[1], lcs
 
 
 def _clone_type(canonical: Sequence[Token], span: Sequence[Token], lcs: int) -> str | None:
