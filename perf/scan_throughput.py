@@ -139,6 +139,11 @@ def report(summary: dict, planted: list[Plant], wall: float, workers: int) -> No
     print(f"labels of the plants found: {dict(planted_labels)}")
     print(f"matches outside the plants: {sum(others.values())} {dict(others)}; "
           f"unlisted (over the per-task cap): {summary['unlisted_matches']}")
+    for m in summary["matches"]:
+        if (m["document"], m["task_id"]) not in plant_keys and m["evidence"] in ("copy", "strong"):
+            print(f"  outside the plants, {m['evidence']}: {m['task_id']} in {m['document']} "
+                  f"lines {m['lines'][0]}-{m['lines'][1]}, Type-{m['clone_type']}, "
+                  f"similarity {m['similarity']:.2f}")
     print("generic tasks: " + ", ".join(f"{g['task_id']} ({g['reason']}, {g['documents']} docs)"
                                         for g in summary["generic"]))  # fmt: skip
 

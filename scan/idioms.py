@@ -7,10 +7,14 @@ Measured on this machine's standard library (no HumanEval in it): a short canoni
 - short: the canonical body is under MIN_BODY_TOKENS tokens: any such match is convergence;
 - idiom: a Type-2/3 match of a task whose Type-2/3 matches came from IDIOM_DOCUMENTS or more
   documents across the corpus (reported with that count);
-- copy: any other match (a Type-1 copy of a canonical that is not short, or a Type-2/3 copy
-  of a canonical that few documents resemble).
-A rank keeps at most WEAK_KEPT Type-2/3 matches without strong evidence per task (and counts
-the rest), so memory and output stay bounded on any corpus.
+- similar: a Type-3 match of the body alone, or below COPY_SIMILARITY: measured on the same
+  library, real code reaches the canonicals this way (0.71-0.92, a comprehension or a loop
+  that any solver writes), so it is listed but is not evidence;
+- copy: any other match (a Type-1 or Type-2 copy of a canonical that is neither short nor an
+  idiom, or a Type-3 copy of signature and body at COPY_SIMILARITY or more; a planted
+  canonical with a line added measures 0.85-0.97).
+A rank lists at most WEAK_KEPT Type-2/3 matches without strong evidence per task, the most
+similar ones (and counts the rest), so memory and output stay bounded on any corpus.
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ from .results import Match
 from .verify import EVIDENCE_FRACTION, MIN_BODY_TOKENS
 
 IDIOM_DOCUMENTS = 5
-WEAK_KEPT = 25
+COPY_SIMILARITY = 0.8
+WEAK_KEPT = 10
 GROUPS_KEPT = 100
 
 
@@ -62,25 +67,42 @@ class TaskTally:
 
 
 class RankCollector:
-    """A rank's matches, with Type-2/3 matches without evidence capped per task."""
+    """A rank's matches, with the Type-2/3 matches without evidence capped per task: the
+    WEAK_KEPT most similar are listed, the rest only counted."""
 
     def __init__(self) -> None:
-        self.matches: list[Match] = []
+        self._listed: list[Match] = []
+        self._weak: dict[str, list[Match]] = defaultdict(list)
         self.tallies: dict[str, TaskTally] = defaultdict(TaskTally)
-        self._weak_kept: Counter = Counter()
 
     def add(self, match: Match) -> None:
         tally = self.tallies[match.task_id]
         tally.documents += 1
         if match.group is not None:
             tally.groups[match.group] += 1
-        if is_weak(match):
-            tally.weak_documents += 1
-            if self._weak_kept[match.task_id] >= WEAK_KEPT:
-                tally.unlisted += 1
-                return
-            self._weak_kept[match.task_id] += 1
-        self.matches.append(match)
+        if not is_weak(match):
+            self._listed.append(match)
+            return
+        tally.weak_documents += 1
+        kept = self._weak[match.task_id]
+        kept.append(match)
+        if len(kept) > 2 * WEAK_KEPT:
+            self._trim(match.task_id)
+
+    def _trim(self, task_id: str) -> None:
+        kept = sorted(self._weak[task_id], key=_most_similar_first)
+        self.tallies[task_id].unlisted += max(0, len(kept) - WEAK_KEPT)
+        self._weak[task_id] = kept[:WEAK_KEPT]
+
+    @property
+    def matches(self) -> list[Match]:
+        for task_id in list(self._weak):
+            self._trim(task_id)
+        return self._listed + [m for kept in self._weak.values() for m in kept]
+
+
+def _most_similar_first(match: Match):
+    return (-match.similarity, match.clone_type or "9", match.document, match.span)
 
 
 def judge(
@@ -95,6 +117,10 @@ def judge(
             label = "short"
         elif is_weak(match) and is_idiom(tallies.get(match.task_id)):
             label = "idiom"
+        elif match.clone_type == "3" and (
+            not match.signature or match.similarity < COPY_SIMILARITY
+        ):
+            label = "similar"
         else:
             label = "copy"
         judged.append(match.judged(label))

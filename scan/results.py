@@ -36,10 +36,13 @@ class Match:
     """Share of the prompt docstring's word n-grams found in the document."""
     test: float
     """Share of the task's test-code n-grams found in the document (literals kept)."""
+    signature: bool
+    """Whether the match includes the canonical's signature (else the body alone)."""
     evidence: str = "unjudged"
-    """strong (the prompt's docstring or the test code is there too), copy, idiom (the task's
-    canonical is generic: it matched many unrelated documents), short (too short to be
-    evidence); set when the ranks are merged."""
+    """strong (the prompt's docstring or the test code is there too), copy, similar (a
+    near-miss that common code reaches too), idiom (the task's canonical is generic: it
+    matched many unrelated documents), short (too short to be evidence); set when the ranks
+    are merged (scan/idioms.py)."""
 
     def to_dict(self) -> dict:
         record = asdict(self)

@@ -138,4 +138,5 @@ def verify_candidate(
         matched="both" if solution and prompt else "solution" if solution else "prompt",
         docstring=round(docstring, 3),
         test=round(test, 3),
+        signature=alignment.signature if solution else False,
     )

@@ -12,7 +12,7 @@ task's test code is measured separately, as evidence.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from rapidfuzz.distance import LCSseq
@@ -39,6 +39,8 @@ class Alignment:
     canonical_size: int
     clone_type: str | None
     similarity: float
+    signature: bool = True
+    """Whether the aligned canonical included the signature (else the body alone)."""
 
     @property
     def span_size(self) -> int:
@@ -170,7 +172,11 @@ def best_alignment(
     enough to be told apart from common code, the body alone (a document may hold the
     canonical body under another signature)."""
     candidates = [fragment, body] if len(body) >= MIN_BODY_TOKENS else [fragment]
-    found = [a for a in (align(c, document) for c in candidates) if a is not None]
+    found = [
+        replace(a, signature=c is fragment)
+        for c in candidates
+        if (a := align(c, document)) is not None
+    ]
     if not found:
         return None
     rank = {"1": 0, "2": 1, "3": 2, None: 3}

@@ -171,6 +171,11 @@ report_options = apply([
     click.option("--json", "as_json", is_flag=True, help="Print the report as JSON only."),
     click.option("--evidence", is_flag=True,
                  help="Print every clone pair's compared lines side by side."),
+    click.option("--contamination", "contamination_dir",
+                 type=click.Path(path_type=Path, file_okay=False),
+                 help="A `cloneprobe scan` output folder: split pass@k and the clone evidence "
+                 "into tasks found in that corpus and tasks not found, with a test of the "
+                 "difference."),
 ])  # fmt: skip
 """How the audit's report is given."""
 
