@@ -183,10 +183,17 @@ def _distinct(batch, i: int, n: int) -> np.ndarray:
     return np.unique(ngram_hashes(batch.document(i), n))
 
 
+SHARED_BY = 3
+"""An n-gram that this many canonicals have in common is dropped from the index."""
+MIN_SPECIFIC = 4
+
+
 def _specific(per_task: list[np.ndarray]) -> list[np.ndarray]:
-    """Each task's n-grams less those another task shares: an n-gram two canonicals have in
-    common (a typed signature, a loop header) is what any code has, not what one task is."""
+    """Each task's n-grams less those SHARED_BY or more tasks have in common (a typed
+    signature, a loop header: what any code has, not what one task is); a task left with
+    fewer than MIN_SPECIFIC keeps them all (HumanEval/31's `is_prime` is inside others)."""
     every = np.concatenate(per_task or [np.empty(0, np.uint64)])
     values, counts = np.unique(every, return_counts=True)
-    shared = values[counts > 1]
-    return [grams[~np.isin(grams, shared)] for grams in per_task]
+    shared = values[counts >= SHARED_BY]
+    kept = [grams[~np.isin(grams, shared)] for grams in per_task]
+    return [k if len(k) >= MIN_SPECIFIC else g for k, g in zip(kept, per_task, strict=True)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,9 +106,9 @@ def check_corpus(corpus: Corpus) -> None:
         return
     files = corpus_files(corpus)
     if not files:
-        pattern = corpus.glob or " or ".join(JSONL_SUFFIXES)
+        kind = "source" if corpus.format == "files" else corpus.format
         raise ScanError(
-            f"{corpus.folder}: no {corpus.format} files matching {pattern}; check the path, "
+            f"{corpus.folder}: no {kind} files matching {corpus.glob}; check the path, "
             "--format or --glob"
         )
     for name in files:
@@ -139,7 +140,7 @@ def _check_jsonl(path: Path, text_field: str) -> None:
     try:
         with _open_text(path) as handle:
             line = next((line for line in handle if line.strip()), None)
-    except (OSError, EOFError, UnicodeDecodeError, ValueError) as error:
+    except (OSError, EOFError, UnicodeDecodeError, ValueError, zlib.error) as error:
         raise ScanError(f"{path}: cannot read this JSONL shard ({error})") from error
     if line is None:
         return

@@ -142,12 +142,14 @@ def _quiet_stderr(output) -> Iterator[None]:
         return
     target = tempfile.NamedTemporaryFile(prefix="cloneprobe-scan-", suffix=".log", delete=False)
     sys.stderr.flush()
-    saved = os.dup(2)
+    saved, saved_stream = os.dup(2), sys.stderr
     try:
         os.dup2(target.fileno(), 2)
+        sys.stderr = open(target.name, "a", encoding="utf-8")  # in-process ranks log here
         yield
     finally:
-        sys.stderr.flush()
+        sys.stderr.close()
+        sys.stderr = saved_stream
         os.dup2(saved, 2)
         os.close(saved)
         target.close()

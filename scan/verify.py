@@ -114,17 +114,25 @@ def align(canonical: Sequence[Token], document: PreparedDocument) -> Alignment |
         return None
     first, last = _densest_region(hits, int(size * 1.5) + n)
     slack = size // 3 + 1
-    low, high = max(0, first - slack), min(len(document.tokens), last + n + slack)
-    canon_ids, region_ids = _ids([canon_blind, document.blind[low:high]])
-    tightest = _tightest_span(canon_ids, region_ids)
-    if tightest is None:
-        return None
-    first_matched, stop_matched, lcs = tightest
-    start, stop = low + first_matched, low + stop_matched
-    return Alignment(
-        start, stop, lcs, size, _clone_type(canonical, document.tokens[start:stop], lcs),
-        similarity_percent(lcs, size, stop - start) / 100,
-    )  # fmt: skip
+    total = len(document.tokens)
+    # the hits' own stretch first (a copy lies exactly there), then with slack around it for
+    # edits at the ends that no n-gram covers
+    alignment = None
+    for low, high in ((first, min(total, last + n)),
+                      (max(0, first - slack), min(total, last + n + slack))):  # fmt: skip
+        canon_ids, region_ids = _ids([canon_blind, document.blind[low:high]])
+        tightest = _tightest_span(canon_ids, region_ids)
+        if tightest is None:
+            continue
+        first_matched, stop_matched, lcs = tightest
+        start, stop = low + first_matched, low + stop_matched
+        alignment = Alignment(
+            start, stop, lcs, size, _clone_type(canonical, document.tokens[start:stop], lcs),
+            similarity_percent(lcs, size, stop - start) / 100,
+        )  # fmt: skip
+        if alignment.clone_type is not None:
+            return alignment
+    return alignment
 
 
 def _equal_blocks(a: list[int], b: list[int]) -> list:

@@ -84,7 +84,10 @@ def scan_command(corpora, output, corpus_format, text_field, id_field, group_fie
         ),  # fmt: skip
         limit=limit,
     )
+    import sys
+
     console = error_console()
+    console.file = sys.stderr  # bound now: while workers run, sys.stderr goes to their log
     with progress_printer(console) as progress:
         started = time.monotonic()
         summary = run_scan(settings, progress)
