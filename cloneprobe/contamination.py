@@ -80,7 +80,8 @@ def split_by_contamination(report: dict, found: set[str], scan_path: str = "") -
                 row[f"{name}_p_value"] = round(permutation_p_value(a, b), 4)
         rows.append(row)
     return {"scan": scan_path, "found_tasks": sorted(found), "groups": rows,
-            "test": f"two-sided permutation test over tasks ({PERMUTATIONS} relabellings)"}  # fmt: skip
+            "test": f"two-sided permutation test over tasks ({PERMUTATIONS} relabellings)",
+            }  # fmt: skip
 
 
 def _pass_rate(samples: list[dict]) -> float | None:

@@ -52,7 +52,8 @@ class TaskTally:
 
     def to_dict(self) -> dict:
         return {"documents": self.documents, "weak_documents": self.weak_documents,
-                "unlisted": self.unlisted, "groups": dict(self.groups.most_common(GROUPS_KEPT))}  # fmt: skip
+                "unlisted": self.unlisted,
+                "groups": dict(self.groups.most_common(GROUPS_KEPT))}  # fmt: skip
 
     @classmethod
     def from_dict(cls, record: dict) -> TaskTally:

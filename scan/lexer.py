@@ -50,10 +50,10 @@ KEPT_HASHES = np.array(sorted({token_hash(name.encode()) for name in KEPT_NAMES}
 
 _WORD = np.zeros(256, dtype=bool)
 for _byte in range(256):
-    _WORD[_byte] = chr(_byte).isalnum() and _byte < 128 or _byte == ord("_") or _byte >= 128
+    _WORD[_byte] = (chr(_byte).isalnum() and _byte < 128) or _byte == ord("_") or _byte >= 128
 _ALPHA = np.zeros(256, dtype=bool)
 for _byte in range(256):
-    _ALPHA[_byte] = chr(_byte).isalpha() and _byte < 128 or _byte == ord("_") or _byte >= 128
+    _ALPHA[_byte] = (chr(_byte).isalpha() and _byte < 128) or _byte == ord("_") or _byte >= 128
 _SPACE = np.zeros(256, dtype=bool)
 _SPACE[[9, 10, 11, 12, 13, 32, 0]] = True
 _DIGIT = np.zeros(256, dtype=bool)

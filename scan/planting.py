@@ -68,7 +68,8 @@ def line_added(source: str, seed: int) -> str:
     for line_number in rng.sample(starts, len(starts)):
         line = lines[line_number - 1]
         indent = line[: len(line) - len(line.lstrip())]
-        candidate = lines[: line_number - 1] + [f"{indent}checked_count = 0\n"] + lines[line_number - 1 :]
+        added = f"{indent}checked_count = 0\n"
+        candidate = [*lines[: line_number - 1], added, *lines[line_number - 1 :]]
         text = "".join(candidate)
         try:
             ast.parse(text)

@@ -185,7 +185,9 @@ def _check_hf(corpus: Corpus) -> None:
     try:
         dataset = load_from_disk(corpus.folder)
     except Exception as error:  # datasets raises FileNotFoundError, ValueError, ...
-        raise ScanError(f"{corpus.folder}: not a dataset saved with save_to_disk ({error})") from error
+        raise ScanError(
+            f"{corpus.folder}: not a dataset saved with save_to_disk ({error})"
+        ) from error
     if hasattr(dataset, "keys"):
         raise ScanError(
             f"{corpus.folder}: a DatasetDict with splits {', '.join(dataset.keys())}; give the "

@@ -105,7 +105,8 @@ def _join(base: str, name: str) -> str:
 
 def _identity(settings: ScanSettings, corpora: list[Corpus], tasks: int) -> dict:
     return {"corpora": [asdict(c) for c in corpora], "benchmark": settings.benchmark,
-            "group_field": settings.group_field, "limit": settings.limit, "ranks": tasks}  # fmt: skip
+            "group_field": settings.group_field, "limit": settings.limit,
+            "ranks": tasks}  # fmt: skip
 
 
 def _claim_output(output, identity: dict) -> None:
@@ -140,24 +141,26 @@ def _quiet_stderr(output) -> Iterator[None]:
     if os.environ.get("CLONEPROBE_SCAN_VERBOSE"):
         yield
         return
-    target = tempfile.NamedTemporaryFile(prefix="cloneprobe-scan-", suffix=".log", delete=False)
+    descriptor, name = tempfile.mkstemp(prefix="cloneprobe-scan-", suffix=".log")
     sys.stderr.flush()
     saved, saved_stream = os.dup(2), sys.stderr
     try:
-        os.dup2(target.fileno(), 2)
-        sys.stderr = open(target.name, "a", encoding="utf-8")  # in-process ranks log here
-        yield
+        with open(name, "a", encoding="utf-8") as in_process:  # in-process ranks log here
+            os.dup2(descriptor, 2)
+            sys.stderr = in_process
+            try:
+                yield
+            finally:
+                sys.stderr = saved_stream
+                os.dup2(saved, 2)
     finally:
-        sys.stderr.close()
-        sys.stderr = saved_stream
-        os.dup2(saved, 2)
         os.close(saved)
-        target.close()
-        with contextlib.suppress(OSError), open(target.name, "rb") as log:
-            with output.open("datatrove/console.log", "ab") as copy:
-                copy.write(log.read())
+        os.close(descriptor)
+        with contextlib.suppress(OSError), open(name, "rb") as log, \
+                output.open("datatrove/console.log", "ab") as copy:  # fmt: skip
+            copy.write(log.read())
         with contextlib.suppress(OSError):
-            os.unlink(target.name)
+            os.unlink(name)
 
 
 def read_progress(output, tasks: int) -> dict:

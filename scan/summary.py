@@ -63,7 +63,7 @@ def merge_ranks(output, benchmark: str, identity: dict, wall: float, ran_now: se
         "generic": [
             {"task_id": t["task_id"], "reason": t["generic"], "documents": t["documents"]}
             for t in tasks if t["generic"] and t["documents"]
-        ],  # fmt: skip
+        ],
         "rules": {"min_body_tokens": MIN_BODY_TOKENS, "idiom_documents": IDIOM_DOCUMENTS},
         "unlisted_matches": sum(t.unlisted for t in tallies.values()),
         "matches": [m.to_dict() for m in matches],

@@ -156,9 +156,9 @@ def _tightest_span(canon: list[int], region: list[int]) -> tuple[int, int, int] 
     best = (forward[0].dest_start, forward[-1].dest_end)
     for start in starts:
         for stop in ends:
-            if start < stop and stop - start < best[1] - best[0]:
-                if LCSseq.similarity(canon, region[start:stop]) == lcs:
-                    best = (start, stop)
+            shorter = start < stop and stop - start < best[1] - best[0]
+            if shorter and LCSseq.similarity(canon, region[start:stop]) == lcs:
+                best = (start, stop)
     return best[0], best[1], lcs
 
 

@@ -26,7 +26,7 @@ def corpus():
 def scan(corpus_path, output, *extra) -> dict:
     result = CliRunner().invoke(
         main, ["scan", str(corpus_path), "--output", str(output), "--workers", "1",
-               "--tasks", "2", "--json", *extra],  # fmt: skip
+               "--tasks", "2", "--json", *extra],
     )
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
@@ -81,7 +81,7 @@ def test_hugging_face_dataset_saved_to_disk(tmp_path, corpus):
 def test_folder_of_source_files_groups_by_first_folder(tmp_path, corpus):
     docs, plants = corpus
     summary = scan(write_files(tmp_path / "c", docs), tmp_path / "out")
-    expected = {(f"{doc.split('/')[0]}/{doc.split('/')[-1]}", task) for doc, task in planted_keys(plants)}
+    expected = {(f"{d.split('/')[0]}/{d.split('/')[-1]}", t) for d, t in planted_keys(plants)}
     assert found(summary) == expected
     match = next(m for m in summary["matches"] if m["evidence"] == "copy")
     assert match["group"] == match["document"].split("/")[0]
@@ -89,7 +89,9 @@ def test_folder_of_source_files_groups_by_first_folder(tmp_path, corpus):
 
 def test_text_output_lists_the_matches(tmp_path, corpus):
     docs, _ = corpus
-    result = CliRunner().invoke(main, ["scan", str(write_jsonl(tmp_path / "c", docs)),
-                                       "--output", str(tmp_path / "o"), "--workers", "1"])  # fmt: skip
+    corpus = write_jsonl(tmp_path / "c", docs)
+    result = CliRunner().invoke(
+        main, ["scan", str(corpus), "--output", str(tmp_path / "o"), "--workers", "1"]
+    )
     assert result.exit_code == 0, result.output
     assert "HumanEval/0" in result.stdout and "found in the corpus:" in result.stdout

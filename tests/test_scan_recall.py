@@ -47,7 +47,7 @@ def test_span_covers_the_planted_function(scanned):
     for match in matches:
         if any((match.document, match.task_id) == (p[0], p[1]) for p in plants):
             text = texts[match.document][match.span[0] : match.span[1]]
-            assert text.startswith("def ") and text.rstrip().endswith((")", "]", "}")) or text
+            assert (text.startswith("def ") and text.rstrip().endswith((")", "]", "}"))) or text
 
 
 def test_unplanted_real_files_give_no_copy(scanned, index):
@@ -56,7 +56,8 @@ def test_unplanted_real_files_give_no_copy(scanned, index):
     collector = RankCollector()
     for match in matches:
         collector.add(match)
-    judged = judge(collector.matches, collector.tallies, {t.task_id: len(t.body) for t in index.tasks})
+    sizes = {t.task_id: len(t.body) for t in index.tasks}
+    judged = judge(collector.matches, collector.tallies, sizes)
     outside = [m for m in judged if m.document not in planted]
     assert all(m.evidence != "copy" for m in outside), outside
 
@@ -73,7 +74,8 @@ def test_docstring_and_test_code_beside_a_copy_make_it_strong(index):
 def test_prompt_alone_is_a_prompt_match(index):
     task = load_humaneval().get("HumanEval/31")
     match = DocumentScanner(index).scan([Document("doc", task.prompt + "    pass\n")])
-    assert [(m.task_id, m.matched, m.clone_type) for m in match] == [("HumanEval/31", "prompt", None)]
+    found = [(m.task_id, m.matched, m.clone_type) for m in match]
+    assert found == [("HumanEval/31", "prompt", None)]
 
 
 def test_a_short_canonical_is_labelled_short(index):

@@ -66,8 +66,8 @@ def scan_command(corpora, output, corpus_format, text_field, id_field, group_fie
     from ..scan.executors import ExecutorSettings
     from ..scan.readers import CorpusSettings
     from ..scan.runner import ScanSettings, run_scan
-    from .console import error_console
-    from .scan_output import print_summary, progress_printer
+    from ..reports.scan_text import print_summary, progress_printer
+    from .console import error_console, output_console
 
     settings = ScanSettings(
         corpora=tuple(
@@ -81,7 +81,7 @@ def scan_command(corpora, output, corpus_format, text_field, id_field, group_fie
             kind=executor, workers=workers, tasks=tasks, partition=partition, time=time_limit,
             cpus_per_task=cpus_per_task, mem_per_cpu_gb=mem_per_cpu_gb,
             env_command=env_command, ray_address=ray_address,
-        ),  # fmt: skip
+        ),
         limit=limit,
     )
     import sys
@@ -100,6 +100,6 @@ def scan_command(corpora, output, corpus_format, text_field, id_field, group_fie
     if as_json:
         click.echo(json.dumps(summary, indent=1))
     else:
-        print_summary(summary)
+        print_summary(summary, output_console())
     console.print(f"scan done in {time.monotonic() - started:.1f} s; summary: "
                   f"{output.rstrip('/')}/summary.json", highlight=False)  # fmt: skip

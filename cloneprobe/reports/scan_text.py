@@ -1,4 +1,4 @@
-"""What `cloneprobe scan` shows: a live progress line, and the summary as tables."""
+"""What `cloneprobe scan` shows: a live progress line, and the scan's summary as tables."""
 
 from __future__ import annotations
 
@@ -53,10 +53,7 @@ def progress_printer(console: Console) -> Iterator:
         yield show
 
 
-def print_summary(summary: dict) -> None:
-    from .console import output_console
-
-    console = output_console()
+def print_summary(summary: dict, console: Console) -> None:
     t = summary["throughput"]
     console.print(
         f"{summary['documents']:,} documents, {summary['characters'] / 1e6:,.1f} MB, "
