@@ -63,10 +63,10 @@ def scan_command(corpora, output, corpus_format, text_field, id_field, group_fie
     import json
     import time
 
+    from ..reports.scan_text import print_summary, progress_printer
     from ..scan.executors import ExecutorSettings
     from ..scan.readers import CorpusSettings
     from ..scan.runner import ScanSettings, run_scan
-    from ..reports.scan_text import print_summary, progress_printer
     from .console import error_console, output_console
 
     settings = ScanSettings(
