@@ -133,17 +133,24 @@ def report(summary: dict, planted: list[Plant], wall: float, workers: int) -> No
         print(f"recall {kind}: {len(hit)}/{len(mine)} = {len(hit) / max(1, len(mine)):.2f}"
               + (f"  missed: {', '.join(missed)}" if missed else ""))
     plant_keys = {(p.document, p.task_id) for p in planted}
+    hosts = {p.document for p in planted}
     labels = {(m["document"], m["task_id"]): m["evidence"] for m in summary["matches"]}
     planted_labels = collections.Counter(labels[k] for k in plant_keys if k in labels)
-    others = collections.Counter(v for k, v in labels.items() if k not in plant_keys)
+    in_hosts = collections.Counter(
+        v for k, v in labels.items() if k not in plant_keys and k[0] in hosts
+    )
+    others = collections.Counter(v for k, v in labels.items() if k[0] not in hosts)
     print(f"labels of the plants found: {dict(planted_labels)}")
-    print(f"matches outside the plants: {sum(others.values())} {dict(others)}; "
+    print(f"other tasks matched inside a plant (a canonical that holds another, e.g. is_prime): "
+          f"{dict(in_hosts)}")
+    print(f"matches in files with no plant: {sum(others.values())} {dict(others)}; "
           f"unlisted (over the per-task cap): {summary['unlisted_matches']}")
     for m in summary["matches"]:
-        if (m["document"], m["task_id"]) not in plant_keys and m["evidence"] in ("copy", "strong"):
-            print(f"  outside the plants, {m['evidence']}: {m['task_id']} in {m['document']} "
+        if m["document"] not in hosts and m["evidence"] in ("copy", "strong"):
+            print(f"  in a file with no plant, {m['evidence']}: {m['task_id']} in {m['document']} "
                   f"lines {m['lines'][0]}-{m['lines'][1]}, Type-{m['clone_type']}, "
                   f"similarity {m['similarity']:.2f}")
+    print(f"peak memory of a worker process: {t.get('max_rank_memory_mb')} MB")
     print("generic tasks: " + ", ".join(f"{g['task_id']} ({g['reason']}, {g['documents']} docs)"
                                         for g in summary["generic"]))  # fmt: skip
 

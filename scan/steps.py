@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import resource
 import time
 
 from datatrove.data import Document as TroveDocument
@@ -88,7 +89,9 @@ class ScanStep(PipelineStep):
         record = {"rank": rank, "documents": counts.documents, "characters": counts.characters,
                   "candidates": counts.candidates, "matches": counts.matches,
                   "seconds": time.monotonic() - started,
-                  "cpu_seconds": time.process_time() - cpu_started, "done": done}  # fmt: skip
+                  "cpu_seconds": time.process_time() - cpu_started,
+                  "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "done": done}  # fmt: skip
         name = f"progress/{rank:05d}.json"
         with folder.open(name + ".tmp", "w") as handle:
             json.dump(record, handle)
