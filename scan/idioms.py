@@ -7,9 +7,11 @@ Measured on this machine's standard library (no HumanEval in it): a short canoni
 - short: the canonical body is under MIN_BODY_TOKENS tokens: any such match is convergence;
 - idiom: a Type-2/3 match of a task whose Type-2/3 matches came from IDIOM_DOCUMENTS or more
   documents across the corpus (reported with that count);
-- similar: a Type-3 match of the body alone, or below COPY_SIMILARITY: measured on the same
-  library, real code reaches the canonicals this way (0.71-0.92, a comprehension or a loop
-  that any solver writes), so it is listed but is not evidence;
+- similar: a Type-3 match of the body alone, or below COPY_SIMILARITY, or a Type-2/3 match
+  that keeps under COPY_LITERALS of the canonical's literals: measured on the same library,
+  real code reaches the canonicals this way (0.71-0.92, a comprehension or a loop that any
+  solver writes; `[t + 1 for t in fut.wait()]` for `[n + 2*i for i in range(n)]`), so it is
+  listed but is not evidence;
 - copy: any other match (a Type-1 or Type-2 copy of a canonical that is neither short nor an
   idiom, or a Type-3 copy of signature and body at COPY_SIMILARITY or more; a planted
   canonical with a line added measures 0.85-0.97).
@@ -28,6 +30,7 @@ from .verify import EVIDENCE_FRACTION, MIN_BODY_TOKENS
 
 IDIOM_DOCUMENTS = 5
 COPY_SIMILARITY = 0.8
+COPY_LITERALS = 0.8
 WEAK_KEPT = 10
 GROUPS_KEPT = 100
 
@@ -118,9 +121,9 @@ def judge(
             label = "short"
         elif is_weak(match) and is_idiom(tallies.get(match.task_id)):
             label = "idiom"
-        elif match.clone_type == "3" and (
+        elif (match.clone_type == "3" and (
             not match.signature or match.similarity < COPY_SIMILARITY
-        ):
+        )) or (match.clone_type in ("2", "3") and match.literals < COPY_LITERALS):
             label = "similar"
         else:
             label = "copy"

@@ -38,6 +38,8 @@ class Match:
     """Share of the task's test-code n-grams found in the document (literals kept)."""
     signature: bool
     """Whether the match includes the canonical's signature (else the body alone)."""
+    literals: float
+    """Share of the canonical's literals (in order, as written) the matched span keeps."""
     evidence: str = "unjudged"
     """strong (the prompt's docstring or the test code is there too), copy, similar (a
     near-miss that common code reaches too), idiom (the task's canonical is generic: it

@@ -12,6 +12,7 @@ from .verify import (
     EVIDENCE_FRACTION,
     PreparedDocument,
     best_alignment,
+    literal_agreement,
     prose_match,
     shared_fraction,
 )
@@ -126,6 +127,10 @@ def verify_candidate(
     else:
         span = prose_span or (0, 0)  # prose spans are already absolute
     test = shared_fraction(task.test_grams, prepared.raw_grams)
+    literals = 1.0
+    if solution:
+        canonical = task.fragment if alignment.signature else task.body
+        literals = literal_agreement(canonical, prepared.tokens[alignment.start : alignment.stop])
     return Match(
         task_id=task.task_id,
         document=doc.id,
@@ -138,4 +143,5 @@ def verify_candidate(
         docstring=round(docstring, 3),
         test=round(test, 3),
         signature=alignment.signature if solution else False,
+        literals=round(literals, 3),
     )

@@ -57,8 +57,7 @@ def merge_ranks(output, benchmark: str, identity: dict, wall: float, ran_now: se
             "mb_per_second": round(now / 1e6 / wall, 3) if wall > 0 else None,
             "mb_per_cpu_second": round(characters / 1e6 / cpu, 3) if cpu > 0 else None,
             "ranks_run": len(ran_now),
-            "max_rank_memory_mb": round(max((p.get("max_rss_mb", 0) for p in progress),
-                                            default=0), 1),  # fmt: skip
+            "max_rank_memory_mb": round(max([p.get("max_rss_mb", 0) for p in progress] or [0]), 1),
         },
         "found": [t["task_id"] for t in tasks if t["found"]],
         "not_found": [t["task_id"] for t in tasks if not t["found"]],

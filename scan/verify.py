@@ -191,6 +191,21 @@ def best_alignment(
     return min(found, key=lambda a: (rank[a.clone_type], -a.similarity, -a.canonical_size))
 
 
+LITERAL_KINDS = ("int", "float", "string")
+
+
+def literal_agreement(canonical: Sequence[Token], span: Sequence[Token]) -> float:
+    """Share of the canonical's literals (as written, in order) that the span keeps: renaming
+    a copy keeps its numbers and strings, while code that merely has the same shape (a
+    comprehension over other values) does not. 1.0 when the canonical has no literal."""
+    mine = [t.text for t in canonical if t.kind in LITERAL_KINDS]
+    if not mine:
+        return 1.0
+    theirs = [t.text for t in span if t.kind in LITERAL_KINDS]
+    ids_mine, ids_theirs = _ids([mine, theirs])
+    return LCSseq.similarity(ids_mine, ids_theirs) / len(mine)
+
+
 def shared_fraction(grams: set[tuple[str, ...]], haystack: set[tuple[str, ...]]) -> float:
     """Share of the n-grams found in the haystack (0 when there are none)."""
     return len(grams & haystack) / len(grams) if grams else 0.0
