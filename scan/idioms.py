@@ -16,7 +16,9 @@ Measured on this machine's standard library (no HumanEval in it): a short canoni
   idiom, or a Type-3 copy of signature and body at COPY_SIMILARITY or more; a planted
   canonical with a line added measures 0.85-0.97).
 A rank lists at most WEAK_KEPT Type-2/3 matches without strong evidence per task, the most
-similar ones (and counts the rest), so memory and output stay bounded on any corpus.
+similar ones (and counts the rest), so memory and output stay bounded on any corpus; for a
+short task it lists only those that keep the canonical's builtins, attribute names and
+literals (`def f(s: str) -> int: return s.count(x)` is not `return len(string)`).
 """
 
 from __future__ import annotations
@@ -74,7 +76,8 @@ class RankCollector:
     """A rank's matches, with the Type-2/3 matches without evidence capped per task: the
     WEAK_KEPT most similar are listed, the rest only counted."""
 
-    def __init__(self) -> None:
+    def __init__(self, short_tasks: frozenset[str] = frozenset()) -> None:
+        self.short_tasks = short_tasks
         self._listed: list[Match] = []
         self._weak: dict[str, list[Match]] = defaultdict(list)
         self.tallies: dict[str, TaskTally] = defaultdict(TaskTally)
@@ -88,6 +91,11 @@ class RankCollector:
             self._listed.append(match)
             return
         tally.weak_documents += 1
+        if match.task_id in self.short_tasks and (
+            match.names < COPY_LITERALS or match.literals < COPY_LITERALS
+        ):
+            tally.unlisted += 1  # a short canonical's shape with other builtins or values
+            return
         kept = self._weak[match.task_id]
         kept.append(match)
         if len(kept) > 2 * WEAK_KEPT:

@@ -40,6 +40,8 @@ class Match:
     """Whether the match includes the canonical's signature (else the body alone)."""
     literals: float
     """Share of the canonical's literals (in order, as written) the matched span keeps."""
+    names: float
+    """Share of the canonical's builtins and attribute names (in order) the span keeps."""
     evidence: str = "unjudged"
     """strong (the prompt's docstring or the test code is there too), copy, similar (a
     near-miss that common code reaches too), idiom (the task's canonical is generic: it

@@ -13,6 +13,7 @@ from .verify import (
     PreparedDocument,
     best_alignment,
     literal_agreement,
+    name_agreement,
     prose_match,
     shared_fraction,
 )
@@ -127,10 +128,12 @@ def verify_candidate(
     else:
         span = prose_span or (0, 0)  # prose spans are already absolute
     test = shared_fraction(task.test_grams, prepared.raw_grams)
-    literals = 1.0
+    literals = names = 1.0
     if solution:
         canonical = task.fragment if alignment.signature else task.body
-        literals = literal_agreement(canonical, prepared.tokens[alignment.start : alignment.stop])
+        span_tokens = prepared.tokens[alignment.start : alignment.stop]
+        literals = literal_agreement(canonical, span_tokens)
+        names = name_agreement(canonical, span_tokens)
     return Match(
         task_id=task.task_id,
         document=doc.id,
@@ -144,4 +147,5 @@ def verify_candidate(
         test=round(test, 3),
         signature=alignment.signature if solution else False,
         literals=round(literals, 3),
+        names=round(names, 3),
     )

@@ -24,6 +24,7 @@ from .idioms import RankCollector
 from .index import build_index
 from .results import write_rank_matches
 from .scanner import Document, DocumentScanner
+from .verify import MIN_BODY_TOKENS
 
 BATCH_CHARACTERS = 1_000_000
 """Documents are scanned in batches of about this many characters (bounds memory per rank)."""
@@ -52,7 +53,8 @@ class ScanStep(PipelineStep):
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
         folder = get_datafolder(self.output)
         scanner = DocumentScanner(benchmark_index(self.benchmark))
-        collector = RankCollector()
+        short = frozenset(t.task_id for t in scanner.index.tasks if len(t.body) < MIN_BODY_TOKENS)
+        collector = RankCollector(short)
         started, cpu_started = time.monotonic(), time.process_time()
         last_report = started
         batch: list[Document] = []

@@ -11,6 +11,7 @@ task's test code is measured separately, as evidence.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -203,6 +204,27 @@ def literal_agreement(canonical: Sequence[Token], span: Sequence[Token]) -> floa
         return 1.0
     theirs = [t.text for t in span if t.kind in LITERAL_KINDS]
     ids_mine, ids_theirs = _ids([mine, theirs])
+    return LCSseq.similarity(ids_mine, ids_theirs) / len(mine)
+
+
+BUILTIN_NAMES = frozenset(name for name in dir(builtins) if not name.startswith("_"))
+
+
+def _kept_names(tokens: Sequence[Token]) -> list[str]:
+    """Builtins and attribute names, which a renamed copy keeps and blind renaming hides."""
+    return [
+        t.text for i, t in enumerate(tokens)
+        if t.kind == "name" and (t.text in BUILTIN_NAMES or (i and tokens[i - 1].text == "."))
+    ]  # fmt: skip
+
+
+def name_agreement(canonical: Sequence[Token], span: Sequence[Token]) -> float:
+    """Share of the canonical's builtins and attribute names (in order) the span keeps; 1.0
+    when it has none."""
+    mine = _kept_names(canonical)
+    if not mine:
+        return 1.0
+    ids_mine, ids_theirs = _ids([mine, _kept_names(span)])
     return LCSseq.similarity(ids_mine, ids_theirs) / len(mine)
 
 

@@ -84,3 +84,16 @@ def test_a_short_canonical_is_labelled_short(index):
     [match] = DocumentScanner(index).scan([Document("doc", code)])
     sizes = {t.task_id: len(t.body) for t in index.tasks}
     assert match.task_id == task.task_id and judge([match], {}, sizes)[0].evidence == "short"
+
+
+def test_a_short_canonicals_shape_with_other_builtins_is_counted_not_listed(index):
+    copy = renamed("def strlen(string: str) -> int:\n    return len(string)\n", 1)
+    shape = "def absolute(q: str) -> int:\n    return abs(q)\n"
+    matches = DocumentScanner(index).scan([Document("copy", copy), Document("shape", shape)])
+    assert {m.document for m in matches if m.task_id == "HumanEval/23"} == {"copy", "shape"}
+    collector = RankCollector(frozenset({"HumanEval/23"}))
+    for match in matches:
+        collector.add(match)
+    assert [m.document for m in collector.matches if m.task_id == "HumanEval/23"] == ["copy"]
+    tally = collector.tallies["HumanEval/23"]
+    assert (tally.documents, tally.unlisted) == (2, 1)
