@@ -114,11 +114,11 @@ def align(canonical: Sequence[Token], document: PreparedDocument) -> Alignment |
     if not hits:
         return None
     first, last = _densest_region(hits, int(size * 1.5) + n)
-    slack = size // 3 + 1
+    slack = size // 3 + 2 * n  # an edit can hide up to n - 1 tokens from the n-grams
     total = len(document.tokens)
-    # the hits' own stretch first (a copy lies exactly there), then with slack around it for
-    # edits at the ends that no n-gram covers
-    alignment = None
+    # the hits' own stretch (a copy lies exactly there) and, with slack around it, edits near
+    # the ends that no n-gram covers; the better of the two
+    found = []
     for low, high in ((first, min(total, last + n)),
                       (max(0, first - slack), min(total, last + n + slack))):  # fmt: skip
         canon_ids, region_ids = _ids([canon_blind, document.blind[low:high]])
@@ -127,13 +127,18 @@ def align(canonical: Sequence[Token], document: PreparedDocument) -> Alignment |
             continue
         first_matched, stop_matched, lcs = tightest
         start, stop = low + first_matched, low + stop_matched
-        alignment = Alignment(
+        found.append(Alignment(
             start, stop, lcs, size, _clone_type(canonical, document.tokens[start:stop], lcs),
             similarity_percent(lcs, size, stop - start) / 100,
-        )  # fmt: skip
-        if alignment.clone_type is not None:
-            return alignment
-    return alignment
+        ))  # fmt: skip
+    return min(found, key=_best_first) if found else None
+
+
+def _best_first(alignment: Alignment):
+    return (_TYPE_RANK[alignment.clone_type], -alignment.similarity, alignment.span_size)
+
+
+_TYPE_RANK = {"1": 0, "2": 1, "3": 2, None: 3}
 
 
 def _equal_blocks(a: list[int], b: list[int]) -> list:
@@ -188,8 +193,7 @@ def best_alignment(
     ]
     if not found:
         return None
-    rank = {"1": 0, "2": 1, "3": 2, None: 3}
-    return min(found, key=lambda a: (rank[a.clone_type], -a.similarity, -a.canonical_size))
+    return min(found, key=lambda a: (_TYPE_RANK[a.clone_type], -a.similarity, -a.canonical_size))
 
 
 LITERAL_KINDS = ("int", "float", "string")
