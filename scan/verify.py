@@ -155,6 +155,10 @@ def _tightest_span(canon: list[int], region: list[int]) -> tuple[int, int, int] 
     if not forward:
         return None
     lcs = sum(op.src_end - op.src_start for op in forward)
+    if lcs == len(canon):  # the whole canonical: an unbroken copy is the tightest span
+        for start in range(len(region) - lcs + 1):
+            if region[start : start + lcs] == canon:
+                return start, start + lcs, lcs
     backward = _equal_blocks(canon[::-1], region[::-1])
     size = len(region)
     ends = {forward[-1].dest_end, size - backward[0].dest_start}
