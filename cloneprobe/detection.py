@@ -20,6 +20,7 @@ from .clones import (
     DetectorConfig,
     Fragment,
     FragmentExtractor,
+    Layout,
     SourceFile,
     compare_systems,
     get_language,
@@ -83,30 +84,30 @@ class DetectionSettings:
 
 
 class CanonicalFragments:
-    """Each task's canonical fragment, extracted once."""
+    """Each task's canonical fragment, extracted once per layout (the profile's)."""
 
     def __init__(self, benchmark: Benchmark) -> None:
         self.benchmark = benchmark
-        self.extractors: dict[str, FragmentExtractor] = {}
-        self.cache: dict[str, list[Fragment]] = {}
+        self.extractors: dict[tuple[str, Layout], FragmentExtractor] = {}
+        self.cache: dict[tuple[str, Layout], list[Fragment]] = {}
 
-    def extractor(self, language: str) -> FragmentExtractor:
-        if language not in self.extractors:
-            self.extractors[language] = FragmentExtractor(get_language(language))
-        return self.extractors[language]
+    def extractor(self, language: str, layout: Layout = "statements") -> FragmentExtractor:
+        if (language, layout) not in self.extractors:
+            self.extractors[language, layout] = FragmentExtractor(get_language(language), layout)
+        return self.extractors[language, layout]
 
-    def of(self, task_id: str) -> list[Fragment]:
-        if task_id not in self.cache:
+    def of(self, task_id: str, layout: Layout = "statements") -> list[Fragment]:
+        if (task_id, layout) not in self.cache:
             task = self.benchmark.get(task_id)
             if task is None:
-                self.cache[task_id] = []
+                self.cache[task_id, layout] = []
             else:
                 source = SourceFile(f"canonical/{task_id}", canonical_source(task))
-                fragments = self.extractor(task.language).extract(source)
-                self.cache[task_id] = [
+                fragments = self.extractor(task.language, layout).extract(source)
+                self.cache[task_id, layout] = [
                     f for f in fragments if f.name == task.entry_point
                 ] or fragments
-        return self.cache[task_id]
+        return self.cache[task_id, layout]
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,8 @@ def detect_task(
     """Verdicts for one task's samples against its canonical (or every canonical)."""
     task = canonicals.benchmark.get(task_id)
     language = task.language if task else "python"
-    extractor = canonicals.extractor(language)
+    layout = settings.config.profile.layout
+    extractor = canonicals.extractor(language, layout)
     fragments_b: list[Fragment] = []
     for sample in samples:
         fragments_b += extractor.extract(
@@ -142,7 +144,7 @@ def detect_task(
         target_task = canonicals.benchmark.get(target)
         if settings.uses_study_min_lines and target_task is not None:
             config = replace(config, min_lines=nicad_min_lines(target_task))
-        report = compare_systems(canonicals.of(target), fragments_b, config)
+        report = compare_systems(canonicals.of(target, layout), fragments_b, config)
         for pair in report.pairs:
             sample_id = int(pair.b.file.split("/", 1)[1])
             pairs_by_sample[sample_id].append(

@@ -9,7 +9,7 @@ Knows nothing of models or benchmarks.
 from .detect import DetectorConfig, compare_systems, find_clones
 from .errors import CloneDetectorError, ConfigError, InputPathError, UnknownLanguageError
 from .extract import FragmentExtractor
-from .fragment import Fragment
+from .fragment import LAYOUTS, Fragment, Layout
 from .languages import LANGUAGES, get_language
 from .profiles import (
     CLONE_TYPES,
@@ -31,6 +31,7 @@ __all__ = [
     "DEFAULT",
     "LADDER",
     "LANGUAGES",
+    "LAYOUTS",
     "NICAD",
     "PROFILES",
     "CloneDetectorError",
@@ -42,6 +43,7 @@ __all__ = [
     "Fragment",
     "FragmentExtractor",
     "InputPathError",
+    "Layout",
     "Profile",
     "SourceFile",
     "UnknownLanguageError",

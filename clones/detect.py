@@ -105,7 +105,7 @@ def find_clones(
     """Every clone pair with one fragment in system A and one in system B."""
     config = config or DetectorConfig()
     spec = resolve_language(config, [system_a, system_b])
-    extractor = FragmentExtractor(spec)
+    extractor = FragmentExtractor(spec, config.profile.layout)
     files_a, files_b = load_system(system_a, spec), load_system(system_b, spec)
     fragments_a = [f for s in files_a for f in extractor.extract(s, config.granularity)]
     fragments_b = [f for s in files_b for f in extractor.extract(s, config.granularity)]
@@ -119,7 +119,9 @@ def compare_systems(
     files_a: int | None = None,
     files_b: int | None = None,
 ) -> CloneReport:
-    """Cross-clone comparison of already extracted fragments."""
+    """Cross-clone comparison of already extracted fragments (printed in the profile's layout:
+    `FragmentExtractor(spec, config.profile.layout)`)."""
+    _check_layout(config.profile, fragments_a, fragments_b)
     kept_a = [f for f in fragments_a if config.keeps(f)]
     kept_b = [f for f in fragments_b if config.keeps(f)]
     encoder = _Encoder(config.profile)
@@ -152,6 +154,18 @@ def compare_systems(
         pairs=pairs,
         classes=clone_classes([p for p in pairs if not p.trivial], type_order),
     )
+
+
+def _check_layout(
+    profile: Profile, fragments_a: Sequence[Fragment], fragments_b: Sequence[Fragment]
+) -> None:
+    for fragment in (*fragments_a, *fragments_b):
+        if fragment.layout != profile.layout:
+            raise ConfigError(
+                f"{fragment.location}: extracted in the {fragment.layout!r} layout, but the "
+                f"{profile.name} profile compares the {profile.layout!r} layout; extract with "
+                f"FragmentExtractor(spec, profile.layout)"
+            )
 
 
 class _Encoder:

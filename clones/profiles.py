@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .errors import ConfigError
+from .fragment import Layout
 from .normalize import Grain, RenameMode
 
 
@@ -66,6 +67,9 @@ class Profile:
     """Compare the signature line too (NiCad), or only the body."""
     one_liners: bool
     """Extract functions whose body stands on the `def` line (NiCad does not)."""
+    layout: Layout
+    """`source`: lines as NiCad's grammar prints them (breaks kept where the source has
+    them); `statements`: one statement per line, whatever the layout."""
     summary: str
 
 
@@ -77,6 +81,7 @@ NICAD = Profile(
     min_tokens=0,
     compare_header=True,
     one_liners=False,
+    layout="source",
     summary="NiCad's semantics: LCS over pretty-printed lines, sizes in lines (10..2500)",
 )
 DEFAULT = Profile(
@@ -87,6 +92,7 @@ DEFAULT = Profile(
     min_tokens=12,
     compare_header=False,
     one_liners=True,
+    layout="statements",
     summary=(
         "LCS over body tokens, signature not compared, any function with a body; "
         "pairs under 12 body tokens reported apart as trivial"
