@@ -25,6 +25,7 @@ from .clones import (
     compare_systems,
     get_language,
 )
+from .clones.docstrings import blank_docstrings
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS detections (
@@ -56,8 +57,9 @@ class DetectionSettings:
     config: DetectorConfig
     cross_task: bool = False
     study_min_lines: bool = True
-    """With the nicad profile, use the study's per-task minimum size (half the canonical's
-    lines, never below 5) unless --min-lines is given."""
+    """With the nicad profile, use the study's settings: its per-task minimum size (half the
+    canonical's lines, never below 5) unless --min-lines is given, and samples with their
+    docstrings removed."""
 
     @property
     def key(self) -> str:
@@ -65,6 +67,7 @@ class DetectionSettings:
             **self.config.settings(),
             "cross_task": self.cross_task,
             "study_min_lines": self.uses_study_min_lines,
+            "study_samples": self.prepares_study_samples,
         }
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:12]
 
@@ -76,10 +79,22 @@ class DetectionSettings:
             and self.config.min_lines is None
         )
 
+    @property
+    def prepares_study_samples(self) -> bool:
+        """With the nicad profile, samples are judged as the study prepared them: docstrings
+        removed (NiCad's own grammar drops only a leading triple-double-quoted one)."""
+        return self.study_min_lines and self.config.profile.name == "nicad"
+
+    def sample_text(self, program: str, language: str = "python") -> str:
+        """The sample's text as the detector sees it (line numbers unchanged)."""
+        return blank_docstrings(program, language) if self.prepares_study_samples else program
+
     def describe(self) -> dict:
         settings = self.config.settings()
         if self.uses_study_min_lines:
             settings["min_lines"] = "per task: max(5, canonical lines // 2)"
+        if self.prepares_study_samples:
+            settings["samples"] = "docstrings removed, as the study prepared them"
         return {**settings, "cross_task": self.cross_task, "detector_key": self.key}
 
 
@@ -130,9 +145,8 @@ def detect_task(
     extractor = canonicals.extractor(language, layout)
     fragments_b: list[Fragment] = []
     for sample in samples:
-        fragments_b += extractor.extract(
-            SourceFile(f"sample/{sample.sample_id}", sample.program or "")
-        )
+        text = settings.sample_text(sample.program or "", language)
+        fragments_b += extractor.extract(SourceFile(f"sample/{sample.sample_id}", text))
     targets = (
         [t.task_id for t in canonicals.benchmark if t.language == language]
         if settings.cross_task

@@ -75,6 +75,7 @@ class DetectorConfig:
             "min_tokens": self.token_floor,
             "compare_header": self.profile.compare_header,
             "one_liners": self.profile.one_liners,
+            "layout": self.profile.layout,
         }
 
     def keeps(self, fragment: Fragment) -> bool:

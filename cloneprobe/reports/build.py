@@ -89,13 +89,14 @@ def _evidence(canonicals, settings, group, sample, pair: dict) -> dict:
         None,
     )
     task = canonicals.benchmark.get(sample.task_id)
-    extractor: FragmentExtractor = canonicals.extractor(
-        task.language if task else "python", layout
-    )
+    language = task.language if task else "python"
+    extractor: FragmentExtractor = canonicals.extractor(language, layout)
     fragment = next(
         (
             f
-            for f in extractor.extract(SourceFile("sample", sample.program or ""))
+            for f in extractor.extract(
+                SourceFile("sample", settings.sample_text(sample.program or "", language))
+            )
             if [f.start_line, f.end_line] == pair["sample_lines"]
         ),
         None,
