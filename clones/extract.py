@@ -6,6 +6,7 @@ from typing import Literal
 
 import tree_sitter
 
+from .answer import AnswerScope, answer_scope
 from .errors import ConfigError
 from .fragment import LAYOUTS, Fragment, Layout, Line
 from .languages.base import LanguageSpec
@@ -41,6 +42,21 @@ class FragmentExtractor:
         nodes = self.query_cursor.captures(tree.root_node).get("fragment", [])
         nodes.sort(key=lambda node: node.start_byte)
         return [f for f in (self.function_fragment(source, n) for n in nodes) if f is not None]
+
+    def extract_answer(
+        self, source: SourceFile, entry_point: str
+    ) -> tuple[list[Fragment], AnswerScope | None]:
+        """The fragments of the program's answer (`answer.py`: the entry point's function with
+        what it nests and the helpers it uses) and the scope; no fragment and None when the
+        program defines no function named `entry_point`."""
+        tree = self.parser.parse(normalize_newlines(source.text).encode("utf-8"))
+        nodes = self.query_cursor.captures(tree.root_node).get("fragment", [])
+        nodes.sort(key=lambda node: node.start_byte)
+        scope = answer_scope(self.spec, nodes, entry_point)
+        if scope is None:
+            return [], None
+        fragments = (self.function_fragment(source, n) for n in nodes)
+        return [f for f in fragments if f is not None and scope.contains(f)], scope
 
     def function_fragment(self, source: SourceFile, node: tree_sitter.Node) -> Fragment | None:
         body = node.child_by_field_name("body")
