@@ -179,11 +179,11 @@ def test_humaneval_50_canonical_is_found_to_be_prompt_code_and_0_is_not():
     shares = {}
     for task_id in ("HumanEval/50", "HumanEval/0"):
         task = humaneval.get(task_id)
-        canonical = [
+        canonical = next(
             f
             for f in EXTRACTOR.extract(SourceFile("c.py", canonical_source(task)))
             if f.name == task.entry_point
-        ][0]
+        )
         (prompt,) = EXTRACTOR.extract(SourceFile("p.py", task.prompt), "files")
         shares[task_id] = overlap(canonical, prompt, DEFAULT, "blind")
     assert not shares["HumanEval/50"].informative()
