@@ -11,14 +11,13 @@ Each fix is a PromptEdit against the text the previous fixes left.
 from __future__ import annotations
 
 import ast
-import json
 import math
 import re
 from dataclasses import dataclass
 
 from .docstrings import docstring_line_ranges
 from .edits import PromptEdit, apply_edit
-from .execution import run_python
+from .reference_run import evaluate_calls
 from .tasks import Task
 
 ARROWS = ("==>", "=>", "➞", "→", "->", "==", "=", "should return", "returns")
@@ -181,25 +180,6 @@ def _same(actual, expected, expected_text: str) -> bool:
     return (actual == expected and type(actual) is not bool) or actual is expected
 
 
-def evaluate_calls(task: Task, prompt: str, calls: list[str]) -> list[str | None]:
-    """repr of each call's result under the canonical solution (None where it raised)."""
-    program = (
-        f"{prompt}{task.canonical_solution}\n\n"
-        "import json as _json\n"
-        "_out = []\n"
-        f"for _call in {calls!r}:\n"
-        "    try:\n"
-        "        _out.append(repr(eval(_call)))\n"
-        "    except BaseException:\n"
-        "        _out.append(None)\n"
-        "print(_json.dumps(_out))\n"
-    )
-    result = run_python(program, timeout=20)
-    if not result.ok:
-        return [None] * len(calls)
-    return json.loads(result.stdout.strip().splitlines()[-1])
-
-
 def _quoted_like(value_repr: str, stated: str) -> str:
     """Python's repr, with the stated example's double quotes kept where that is safe."""
     if '"' in stated and "'" not in stated and '"' not in value_repr:
@@ -211,7 +191,7 @@ def fix_examples(task: Task, text: str) -> list[PromptEdit]:
     examples = find_examples(text, task.entry_point)
     if not examples:
         return []
-    results = evaluate_calls(task, text, [e.call for e in examples])
+    results = evaluate_calls(f"{text}{task.canonical_solution}", [e.call for e in examples])
     lines = text.splitlines(keepends=True)
     edits = []
     for example, actual_repr in zip(examples, results, strict=True):

@@ -18,10 +18,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .docstrings import code_without_docstrings
+from .docstrings import syntax_without_docstrings
 from .edits import PromptEdit, apply_edit, check_kind, edit_for_substring
 from .errors import BenchmarkError
-from .execution import run_python
+from .reference_run import run_reference
 from .tasks import Task, load_humaneval
 
 
@@ -67,14 +67,14 @@ def check_fixed_prompt(task: Task, fixed: str) -> list[str]:
     """Problems with a fixed prompt: changed code or signature, or canonical + tests failing."""
     problems = []
     try:
-        if code_without_docstrings(fixed) != code_without_docstrings(task.prompt):
+        if syntax_without_docstrings(fixed) != syntax_without_docstrings(task.prompt):
             problems.append("the code changed (only docstrings and comments may change)")
     except SyntaxError as error:
         return [f"the fixed prompt does not parse: {error}"]
     program = f"{fixed}{task.canonical_solution}\n\n{task.test}\n\ncheck({task.entry_point})\n"
-    result = run_python(program, timeout=20)
+    result = run_reference(program)
     if not result.ok:
-        tail = (result.stderr.strip().splitlines() or [result.reason])[-1]
+        tail = (result.stderr.strip().splitlines() or ["no output"])[-1]
         problems.append(f"canonical solution fails its tests on the fixed prompt: {tail}")
     return problems
 

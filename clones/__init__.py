@@ -8,62 +8,37 @@ Two layouts: `statements` (default profile) and `source` (nicad: NiCad's grammar
 entry point, nested functions, helpers it uses), canonical items the prompt already shows
 (`prompt_overlap`), docstrings blanked as the study prepared its inputs (`docstrings`).
 Knows nothing of models or benchmarks.
+
+Names are imported on first use (lazy_loader), so importing the package for one name
+does not import all of it.
 """
 
-from .answer import AnswerScope, FunctionSpan
-from .detect import DetectorConfig, compare_systems, find_clones
-from .docstrings import blank_docstrings
-from .errors import CloneDetectorError, ConfigError, InputPathError, UnknownLanguageError
-from .extract import FragmentExtractor
-from .fragment import LAYOUTS, Fragment, Layout
-from .languages import LANGUAGES, get_language
-from .profiles import (
-    CLONE_TYPES,
-    DEFAULT,
-    LADDER,
-    NICAD,
-    PROFILES,
-    CloneType,
-    Profile,
-    clone_type,
-    get_clone_type,
-    get_profile,
-)
-from .prompt_overlap import PromptOverlap, prompt_overlap, unshown_similarity
-from .report import ClonePair, CloneReport
-from .source import SourceFile
+import lazy_loader
 
-__all__ = [
-    "CLONE_TYPES",
-    "DEFAULT",
-    "LADDER",
-    "LANGUAGES",
-    "LAYOUTS",
-    "NICAD",
-    "PROFILES",
-    "AnswerScope",
-    "CloneDetectorError",
-    "ClonePair",
-    "CloneReport",
-    "CloneType",
-    "ConfigError",
-    "DetectorConfig",
-    "Fragment",
-    "FragmentExtractor",
-    "FunctionSpan",
-    "InputPathError",
-    "Layout",
-    "Profile",
-    "PromptOverlap",
-    "SourceFile",
-    "UnknownLanguageError",
-    "blank_docstrings",
-    "clone_type",
-    "compare_systems",
-    "find_clones",
-    "get_clone_type",
-    "get_language",
-    "get_profile",
-    "prompt_overlap",
-    "unshown_similarity",
-]
+__getattr__, __dir__, __all__ = lazy_loader.attach(
+    __name__,
+    submod_attrs={
+        "answer": ["AnswerScope", "FunctionSpan"],
+        "detect": ["DetectorConfig", "compare_systems", "find_clones"],
+        "docstrings": ["blank_docstrings"],
+        "errors": ["CloneDetectorError", "ConfigError", "InputPathError", "UnknownLanguageError"],
+        "extract": ["FragmentExtractor"],
+        "fragment": ["LAYOUTS", "Fragment", "Layout"],
+        "languages": ["LANGUAGES", "get_language"],
+        "profiles": ["DEFAULT", "NICAD", "PROFILES", "Profile", "get_profile"],
+        "prompt_overlap": ["PromptOverlap", "prompt_overlap", "unshown_similarity"],
+        "report": ["ClonePair", "CloneReport"],
+        "source": ["SourceFile"],
+        "types": [
+            "CLONE_TYPES",
+            "LADDER",
+            "RANKS",
+            "CloneType",
+            "choose_types",
+            "clone_type",
+            "get_clone_type",
+            "rank_of",
+            "type_named",
+        ],
+    },
+)

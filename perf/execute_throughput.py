@@ -26,8 +26,7 @@ from contextlib import closing
 from pathlib import Path
 
 from cloneprobe.benchmarks import load_humaneval
-from cloneprobe.benchmarks.execution import Sandbox
-from cloneprobe.correctness import ExecutionStore, execute_samples
+from cloneprobe.execution import ExecutionStore, Sandbox, execute_samples
 
 
 def measure(repeat: int, workers: int) -> dict:

@@ -14,7 +14,7 @@ from cloneprobe.benchmarks import (
     load_humaneval,
     nicad_min_lines,
 )
-from cloneprobe.benchmarks.execution import run_python
+from cloneprobe.execution import run_python
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from cloneprobe.correctness import correctness_summary, pass_at_k
+from cloneprobe.execution import correctness_summary, pass_at_k
 
 # --- pass_at_k --------------------------------------------------------------------------------
 

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from cloneprobe.benchmarks import load_humaneval
-from cloneprobe.benchmarks.execution import Limits, Sandbox
-from cloneprobe.correctness import test_program as judged_program
+from cloneprobe.execution import Limits, Sandbox
+from cloneprobe.execution import program_with_tests as judged_program
 
 TIMEOUT = 2.0
 MARGIN = 1.5

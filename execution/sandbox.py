@@ -1,17 +1,15 @@
-"""Running benchmark and generated code in a separate, limited Python process.
+"""Running programs in a separate, limited Python process.
 
 Generated code never runs inside the tool's process. Each program runs in a fresh interpreter
 (`-I`, isolated mode) in a throwaway working directory, in its own process group (killed whole
 when the wall-clock timeout passes), with CPU time, memory and file-size limits, without
 network (a network namespace where `unshare` allows it, and sockets refused in any case), and
-behind a guard that refuses forking, spawning, deleting files and writing outside the working
-directory (through `open`, `io.FileIO` or `os.open`; `ctypes` cannot be imported). Output
-goes to files in the working directory, so a flood of prints is bounded by
-the file-size limit instead of the host's memory. The verdict comes from a line the guard
-writes after the program ends, marked with a nonce the guard reads from stdin and keeps in a
-closure, out of the program's namespace and argv. The guard contains accidents and ordinary
-hostile code (loops, forks, exits, writes, sockets, memory); it is not a security boundary
-against code written to defeat it (digging the nonce out of the interpreter's memory).
+behind a guard (the module `guard.py`, started by path) that refuses forking, spawning,
+deleting files and writing outside the working directory (through `open`, `io.FileIO` or
+`os.open`; `ctypes` cannot be imported). Output goes to files in the working directory, so a
+flood of prints is bounded by the file-size limit instead of the host's memory. The verdict
+comes from a line the guard writes after the program ends, marked with a nonce the guard
+reads from stdin and keeps in a closure, out of the program's namespace and argv.
 """
 
 from __future__ import annotations
@@ -54,105 +52,8 @@ class RunResult:
     seconds: float = 0.0
 
 
-GUARD = r"""
-def _install_guard():
-    import builtins, io, os, posix, sys
-    nonce = sys.stdin.readline().strip()
-    root = os.getcwd()
-    stream = os.fdopen(os.dup(2), "w")
-
-    def report(status, detail=""):
-        stream.write("\n" + nonce + " " + __import__("json").dumps([status, detail]) + "\n")
-        stream.flush()
-
-    def refuse(what):
-        def refused(*args, **kwargs):
-            raise PermissionError("refused by the sandbox: " + what)
-        return refused
-
-    def check_path(file):
-        if isinstance(file, int):
-            return
-        path = os.path.realpath(os.path.join(root, os.fspath(file)))
-        if not path.startswith(root + os.sep):
-            raise PermissionError(
-                f"refused by the sandbox: writing {file} outside the work directory")
-
-    raw_open, raw_os_open, raw_fileio = builtins.open, posix.open, io.FileIO
-
-    def guarded_open(file, mode="r", *args, **kwargs):
-        if any(flag in mode for flag in "wax+"):
-            check_path(file)
-        return raw_open(file, mode, *args, **kwargs)
-
-    def guarded_os_open(path, flags, *args, **kwargs):
-        if flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC):
-            check_path(path)
-        return raw_os_open(path, flags, *args, **kwargs)
-
-    class GuardedFileIO(raw_fileio):
-        def __init__(self, file, mode="r", *args, **kwargs):
-            if any(flag in mode for flag in "wax+"):
-                check_path(file)
-            super().__init__(file, mode, *args, **kwargs)
-
-    import _io
-    builtins.open = io.open = _io.open = guarded_open
-    os.open = posix.open = guarded_os_open
-    io.FileIO = _io.FileIO = GuardedFileIO
-
-    import _socket, socket
-    # New sockets are refused; wrapping an existing descriptor (socketpair, which asyncio's
-    # event loop uses, reaches no network) is allowed.
-    raw_socket, py_socket = _socket.socket, socket.socket
-    class RefusedSocket(raw_socket):
-        def __init__(self, family=-1, type=-1, proto=-1, fileno=None):
-            if fileno is None:
-                raise PermissionError("refused by the sandbox: network")
-            raw_socket.__init__(self, family, type, proto, fileno)
-    _socket.socket = RefusedSocket
-    class RefusedPySocket(py_socket):
-        def __init__(self, family=-1, type=-1, proto=-1, fileno=None):
-            if fileno is None:
-                raise PermissionError("refused by the sandbox: network")
-            py_socket.__init__(self, family, type, proto, fileno)
-    socket.socket = RefusedPySocket
-    socket.create_connection = refuse("network")
-
-    for name in ("fork", "forkpty", "system", "popen", "kill", "killpg", "remove", "unlink",
-                 "rmdir", "removedirs", "rename", "renames", "replace", "truncate", "chmod",
-                 "chown", "execv", "execve", "execl", "execlp", "execvp", "execvpe", "spawnl",
-                 "spawnv", "spawnve", "spawnlp", "spawnvp", "posix_spawn", "posix_spawnp",
-                 "setuid", "setgid", "setsid"):
-        for module in (os, posix):
-            if hasattr(module, name):
-                setattr(module, name, refuse("os." + name))
-    # subprocess, multiprocessing and shutil all end in the calls refused here, so they need
-    # no patching of their own (and importing them would slow every run down)
-    import _posixsubprocess
-    _posixsubprocess.fork_exec = refuse("subprocess")
-    sys.modules["ctypes"] = None  # no way around the guard through libc
-    sys.argv = [""]
-    return report
-
-_report = _install_guard()
-del _install_guard
-_source = __import__("sys").stdin.read()
-try:
-    exec(compile(_source, "<program>", "exec"), {"__name__": "__main__"})
-except SystemExit as _exit:
-    _report("exited", f"the program called exit({_exit.code!r}) before the end")
-except MemoryError:
-    _report("memory", "MemoryError")
-except AssertionError as _error:
-    _report("failed", f"AssertionError {_error}".strip())
-except PermissionError as _error:
-    _report("refused" if "sandbox" in str(_error) else "error", f"{_error}")
-except BaseException as _error:
-    _report("error", f"{type(_error).__name__}: {_error}")
-else:
-    _report("passed")
-"""
+GUARD_PATH = Path(__file__).with_name("guard.py")
+"""The program the child runs: it installs the guard, then runs the program it reads."""
 
 
 @functools.cache
@@ -187,7 +88,7 @@ class Sandbox:
 
     def run(self, program: str) -> RunResult:
         nonce = secrets.token_hex(16)
-        command = [sys.executable, "-I", "-c", GUARD]
+        command = [sys.executable, "-I", str(GUARD_PATH)]
         if self.isolate_network:
             command = ["unshare", "-n", *command]
         with tempfile.TemporaryDirectory(prefix="cloneprobe-run-") as folder:
