@@ -37,15 +37,16 @@ class _SourcePrinter:
         spec = self.spec
         if node.type in self.rules.docstring_holders:
             self.skip_docstring(self.docstring_of(node))
+        skipped, continuations = self.skipped, self.rules.continuation_types
         for child in node.children:
             kind = child.type
-            if kind in self.rules.continuation_types:
+            if kind in continuations:
                 self.continued = True
-            elif kind in spec.comment_types or (child.start_byte, child.end_byte) in self.skipped:
+            elif kind in spec.comment_types:
                 continue
             elif child.child_count == 0 or kind in spec.atomic_types:
                 self.token(child)
-            else:
+            elif not skipped or (child.start_byte, child.end_byte) not in skipped:
                 self.walk(child)
 
     def skip_docstring(self, statement: tree_sitter.Node | None) -> None:
