@@ -20,6 +20,7 @@ from cloneprobe.clones import (
     DetectorConfig,
     FragmentExtractor,
     SourceFile,
+    blank_docstrings,
     compare_systems,
     find_clones,
     get_language,
@@ -258,3 +259,32 @@ def test_humaneval_19_canonical_keeps_its_multi_line_dict_above_nicads_floor():
     config = DetectorConfig(profile=NICAD, min_lines=nicad_min_lines(task))
     (pair,) = find_clones([canonical], [sample], config).pairs
     assert pair.clone_type.name == "1"
+
+
+# --- samples prepared as the study prepared them ------------------------------------------------
+
+
+def test_blank_docstrings_removes_every_docstring_and_keeps_line_numbers():
+    program = (
+        "def f(a):\n"
+        "    import math\n"
+        "    '''Doc\n"
+        "    more.'''\n"
+        "    x = 's'\n"
+        "    return a\n"
+        "def g():\n"
+        "    'only statement'\n"
+        "def h(a, b\n"
+    )
+    blanked = blank_docstrings(program)
+    assert blanked.count("\n") == program.count("\n")
+    assert "Doc" not in blanked and "more." not in blanked
+    assert "x = 's'" in blanked and "'only statement'" in blanked  # a body is never emptied
+    f = FragmentExtractor(PYTHON, "source").extract(SourceFile("t.py", blanked))[0]
+    assert [render_line(line) for line in f.lines] == [
+        "def f ( a ) :",
+        "import math",
+        "x = 's'",
+        "return a",
+    ]
+    assert (f.start_line, f.end_line) == (1, 6)
