@@ -1,6 +1,7 @@
 """The canonical fragment of a task, built as the reference study built its System 1 files:
-the entry point's signature from the prompt plus the canonical body, docstring and comments
-removed."""
+the entry point's signature from the prompt, any code the prompt's function holds besides its
+docstring (HumanEval/115's `import math`), plus the canonical body; the docstring, wherever it
+stands, and comments removed."""
 
 from __future__ import annotations
 

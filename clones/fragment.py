@@ -10,7 +10,8 @@ from .languages.base import TokenKind
 Token = tuple[TokenKind, str]
 """One source token: its kind (for renaming) and its text."""
 Line = tuple[Token, ...]
-"""One pretty-printed line: the tokens of one statement or one compound-statement header."""
+"""One pretty-printed line: the tokens of one statement or compound-statement header (the
+`statements` layout), or of one source line as NiCad's grammar keeps it (the `source` layout)."""
 
 CLOSING_BRACE: Line = (("other", "}"),)
 
