@@ -32,6 +32,7 @@ class _SourcePrinter:
         self.body_byte = _body_start_byte(root)
         self.body_start: int | None = None
         self.skipped: set[tuple[int, int]] = set()
+        self.token_kinds = spec.token_kinds
 
     def walk(self, node: tree_sitter.Node) -> None:
         spec = self.spec
@@ -73,11 +74,15 @@ class _SourcePrinter:
             return
         kind = node.type
         rules = self.rules
-        new_row = self.previous_type is not None and node.start_point.row > self.previous_row
-        if new_row and not (self.continued or (self.depth > 0 and self.joined(kind))):
+        row = node.start_point.row
+        if (
+            row > self.previous_row
+            and self.previous_type is not None
+            and not (self.continued or (self.depth > 0 and self.joined(kind)))
+        ):
             self.flush()
         self.continued = False
-        token_kind = self.spec.token_kinds.get(kind, "other")
+        token_kind = self.token_kinds.get(kind, "other")
         word = text.decode("utf-8", "replace")
         if token_kind == "id" and word in rules.keywords:
             token_kind = "other"
@@ -89,7 +94,8 @@ class _SourcePrinter:
         elif kind in rules.closers and self.depth > 0:
             self.depth -= 1
         self.previous_type = kind
-        self.previous_row = node.end_point.row
+        # only a multi-line string ends on a later row than it starts
+        self.previous_row = row + text.count(b"\n") if b"\n" in text else row
 
     def joined(self, kind: str) -> bool:
         """The grammar drops a break inside brackets before `kind` (after the previous token)."""
