@@ -4,15 +4,15 @@ Runs only inside the child process the sandbox starts (imported by `guard.py`), 
 untrusted code; the standard library only (`ctypes` for the system calls Python 3.11 lacks:
 unshare, mount, mount_setattr, capset, prctl).
 
-`enter_namespaces` gives the process new mount, network, PID and IPC namespaces (as root
-directly; as any other user inside a new user namespace that maps the user to root) and forks:
+`enter_namespaces` gives the process new user, mount, network, PID and IPC namespaces (the
+user namespace's root is the calling user, or `nobody` when that is root) and forks:
 the caller's copy waits for the new namespace's first process (PID 1) and exits with its
 status, and PID 1 carries on. Its death kills everything the program started.
-`seal_filesystem` makes every mount read-only, puts a private writable tmpfs on /tmp (the only
-writable place), hides /var/tmp, /dev/shm, /run, /root and /home under empty read-only tmpfs
+`seal_filesystem` (run while the namespace's capabilities are held) makes every mount
+read-only, puts a private writable tmpfs on /tmp (the only writable place), hides /var/tmp, /dev/shm, /run, /root and /home under empty read-only tmpfs
 (mounting back read-only only the folders the interpreter itself lives in) and mounts a /proc
 that shows only the namespace's processes. `drop_privileges` leaves the process without any
-capability and, when the tool runs as root, as the unprivileged `sandbox_uid`.
+capability, as the namespace's root (which is `nobody` outside when the tool runs as root).
 """
 
 import ctypes
@@ -73,15 +73,18 @@ def _prctl(option, value, what):
     _check(_libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0), what)
 
 
-def enter_namespaces():
-    """New mount, network, PID and IPC namespaces; returns in the namespace's PID 1 only."""
+def enter_namespaces(sandbox_uid):
+    """New user, mount, network, PID and IPC namespaces; returns in the namespace's PID 1.
+    The user namespace maps its root to the calling user, or, when that is root, to
+    `sandbox_uid` (so the sample counts against its own process limit, not root's)."""
+    flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC
     uid, gid = os.geteuid(), os.getegid()
-    flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC
-    if uid != 0:
-        flags |= CLONE_NEWUSER
-    _check(_libc.unshare(flags), "unshare")
-    if uid != 0:
-        for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"), ("gid_map", f"0 {gid} 1")):  # fmt: skip
+    if uid == 0:
+        _unshare_mapped_by_parent(flags, sandbox_uid)
+    else:
+        _check(_libc.unshare(flags), "unshare")
+        maps = (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"), ("gid_map", f"0 {gid} 1"))
+        for name, text in maps:
             with open(f"/proc/self/{name}", "w") as file:
                 file.write(text)
     child = os.fork()
@@ -90,6 +93,40 @@ def enter_namespaces():
     # Killed with the outer process; were that to die before this line, PID 1 still shares
     # its process group, which the sandbox kills whole.
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, "parent-death signal")
+
+
+def _unshare_mapped_by_parent(flags, sandbox_uid):
+    """As root: a child unshares and this process, still root outside, writes its maps (only
+    a privileged process outside may map another user); returns in the child."""
+    ready_read, ready_write = os.pipe()
+    go_read, go_write = os.pipe()
+    child = os.fork()
+    if child == 0:
+        os.close(ready_read)
+        os.close(go_write)
+        try:
+            _check(_libc.unshare(flags), "unshare")
+        except ConfinementError as error:
+            os.write(2, f"sandbox: {error}\n".encode())
+            os._exit(71)
+        os.write(ready_write, b"1")
+        if os.read(go_read, 1) != b"1":
+            os._exit(71)
+        os.close(ready_write)
+        os.close(go_read)
+        return
+    os.close(ready_write)
+    os.close(go_read)
+    if os.read(ready_read, 1) == b"1":
+        try:
+            for name in ("uid_map", "gid_map"):
+                with open(f"/proc/{child}/{name}", "w") as file:
+                    file.write(f"0 {sandbox_uid} 1")
+            os.write(go_write, b"1")
+        except OSError as error:
+            os.write(2, f"sandbox: mapping the sandbox user: {error}\n".encode())
+    os.close(go_write)
+    _wait_and_exit_like(child)
 
 
 def _wait_and_exit_like(child):
@@ -112,6 +149,7 @@ def seal_filesystem(workspace_bytes, keep_visible):
     _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing below propagates to the host
     kept = _folders_to_mount_back(keep_visible)
     handles = {path: os.open(path, os.O_PATH | os.O_DIRECTORY) for path in kept}
+    _become_namespace_root()  # new files need an owner the namespace can name
     _make_read_only("/")
     for folder in HIDDEN_FOLDERS:
         if os.path.isdir(folder) and not os.path.islink(folder):
@@ -137,9 +175,7 @@ def seal_filesystem(workspace_bytes, keep_visible):
 def _folders_to_mount_back(paths):
     """The real paths of `paths` that lie under a hidden folder, outermost only."""
     hidden = tuple(folder + os.sep for folder in HIDDEN_FOLDERS)
-    found = sorted(
-        {os.path.realpath(p) for p in paths if p and os.path.isdir(p)}, key=len
-    )
+    found = sorted({os.path.realpath(p) for p in paths if p and os.path.isdir(p)}, key=len)
     kept = []
     for path in found:
         if path.startswith(hidden) and not any(path.startswith(k + os.sep) for k in kept):
@@ -147,30 +183,29 @@ def _folders_to_mount_back(paths):
     return kept
 
 
-def drop_privileges(sandbox_uid):
-    """No capability left, no way to gain one by exec; as root, become `sandbox_uid`."""
-    if os.geteuid() == 0 and not _in_child_user_namespace():
-        os.setgroups([])
-        os.setresgid(sandbox_uid, sandbox_uid, sandbox_uid)
-        os.setresuid(sandbox_uid, sandbox_uid, sandbox_uid)
-    else:
-        _prctl(PR_SET_SECUREBITS, SECUREBITS_ROOT_IS_ORDINARY, "securebits")
-        with open("/proc/sys/kernel/cap_last_cap") as file:
-            last = int(file.read())
-        for capability in range(last + 1):
-            _prctl(PR_CAPBSET_DROP, capability, "bounding set")
-        _prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, "ambient capabilities")
-        header = (ctypes.c_uint32 * 2)(LINUX_CAPABILITY_VERSION_3, 0)
-        _check(_libc.capset(header, (ctypes.c_uint32 * 6)()), "capset")
+def drop_privileges(become_namespace_root=False):
+    """No capability left, no way to gain one by exec. `become_namespace_root`: first take the
+    user namespace's root (the sandbox user) as every uid and gid, leaving root's own."""
+    if become_namespace_root:
+        _become_namespace_root()
+    _prctl(PR_SET_SECUREBITS, SECUREBITS_ROOT_IS_ORDINARY, "securebits")
+    with open("/proc/sys/kernel/cap_last_cap") as file:
+        last = int(file.read())
+    for capability in range(last + 1):
+        _prctl(PR_CAPBSET_DROP, capability, "bounding set")
+    _prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, "ambient capabilities")
+    header = (ctypes.c_uint32 * 2)(LINUX_CAPABILITY_VERSION_3, 0)
+    _check(_libc.capset(header, (ctypes.c_uint32 * 6)()), "capset")
     _prctl(PR_SET_NO_NEW_PRIVS, 1, "no new privileges")
 
 
-def _in_child_user_namespace():
-    try:
-        with open("/proc/self/uid_map") as file:
-            return file.read().split()[:3] != ["0", "0", "4294967295"]
-    except OSError:
-        return False
+def _become_namespace_root():
+    """As root outside, the process is nobody inside until it takes the namespace's uid 0
+    (the sandbox user outside), keeping the namespace's capabilities."""
+    if os.getuid() != 0:
+        os.setgroups([])
+        os.setresgid(0, 0, 0)
+        os.setresuid(0, 0, 0)
 
 
 def forbid_inspection():

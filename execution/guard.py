@@ -30,6 +30,7 @@ which the tool counts as a failure.
 
 import ast
 import builtins
+import contextlib
 import json
 import os
 import resource
@@ -37,9 +38,9 @@ import signal
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import confine  # noqa: E402
-import python_guard  # noqa: E402
-import wire  # noqa: E402
+import confine
+import python_guard
+import wire
 
 del sys.path[0]  # the sample's imports do not see these modules
 
@@ -66,10 +67,10 @@ def main():
     os.dup2(null, 0)
     os.close(null)
     if job["isolation"] == "namespaces":
-        confine.enter_namespaces()
+        confine.enter_namespaces(job["sandbox_uid"])
         confine.seal_filesystem(job["workspace_bytes"], interpreter_folders())
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        confine.drop_privileges(job["sandbox_uid"])
+        confine.drop_privileges(become_namespace_root=True)
         confine.forbid_inspection()
     else:
         confine.forbid_inspection()
@@ -138,8 +139,24 @@ def run_tests(job, sample):
     test_globals = {"__name__": "__test__"}
     for name in names_taken_from_program(job["test"], job["entry_point"]):
         test_globals[name] = sample.proxy(name)
+    if job["prelude"]:
+        run_prelude(job["prelude"], test_globals)
     exec(compile(job["test"], "<test>", "exec"), test_globals)
-    test_globals["check"](test_globals[job["entry_point"]])
+    entry_point = sample.proxy(job["entry_point"])
+    test_globals[job["entry_point"]] = entry_point
+    test_globals["check"](entry_point)
+
+
+def run_prelude(prelude, test_globals):
+    """The task's own code (its prompt) in the harness: what it defines, the test gets from it
+    (a stub of the entry point included, replaced by the proxy afterwards). A prelude that does
+    not run leaves those names to the sample's process."""
+    prelude_globals = dict(test_globals)
+    try:
+        exec(compile(prelude, "<prelude>", "exec"), prelude_globals)
+    except Exception:
+        return
+    test_globals.update(prelude_globals)
 
 
 def names_taken_from_program(test, entry_point):
@@ -196,10 +213,8 @@ class SampleProcess:
 
     def ended(self):
         """The sample's process closed its side: say how it ended."""
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(self.pid, signal.SIGKILL)  # in case it only closed the pipe
-        except ProcessLookupError:
-            pass
         _, status = os.waitpid(self.pid, 0)
         if os.WIFSIGNALED(status) and os.WTERMSIG(status) != signal.SIGKILL:
             name = signal.Signals(os.WTERMSIG(status)).name
@@ -208,15 +223,15 @@ class SampleProcess:
         raise SampleEnded(f"exited before the end (exit code {code})")
 
     def kill(self):
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(self.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 def run_sample(job, requests, replies):
     """The sample's process: run the program, then answer calls until the harness is done."""
     if job["isolation"] == "guard":
+        with contextlib.suppress(OSError):  # where allowed: no tracing the harness, even as root
+            confine.drop_privileges()
         python_guard.install_python_guard()
     sys.argv = [""]
     namespace = {"__name__": "__main__", "__builtins__": builtins}
@@ -252,10 +267,8 @@ def send_raised(replies, error):
 
 def flush_and_send(replies, kind, *fields):
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with contextlib.suppress(BaseException):
             stream.flush()
-        except BaseException:
-            pass
     try:
         wire.send(replies, kind, *fields)
     except BrokenPipeError:

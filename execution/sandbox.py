@@ -103,14 +103,22 @@ class Sandbox:
         resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
-    def run(self, program: str, test: str | None = None, entry_point: str | None = None) -> RunResult:
+    def run(
+        self,
+        program: str,
+        test: str | None = None,
+        entry_point: str | None = None,
+        prelude: str | None = None,
+    ) -> RunResult:
         """Run `program`; with `test` (code defining `check`) and `entry_point`, judge it:
-        "passed" only when `check(entry_point)` returned. Without a test, "passed" says only
-        that the program ran to its end (its own word, since nothing else checks it)."""
+        "passed" only when `check(entry_point)` returned. `prelude`: trusted code the harness
+        runs before the test (the task's prompt), so that helpers the test calls, such as
+        HumanEval/32's `poly`, are the task's own and not ones the sample redefined. Without a
+        test, "passed" says only that the program ran to its end (its own word)."""
         if (test is None) != (entry_point is None):
             raise ValueError("give both the test code and the entry point, or neither")
         job = {
-            "program": program, "test": test, "entry_point": entry_point,
+            "program": program, "test": test, "entry_point": entry_point, "prelude": prelude,
             "isolation": self.isolation, "processes": self.limits.processes,
             "workspace_bytes": self.limits.workspace_bytes, "sandbox_uid": SANDBOX_UID,
             "import_paths": _package_folders(),
@@ -173,7 +181,7 @@ class Sandbox:
 
 @functools.cache
 def best_isolation() -> str:
-    """"namespaces" when this machine runs a probe sample under them, else "guard" (logged
+    """ "namespaces" when this machine runs a probe sample under them, else "guard" (logged
     once, with the reason)."""
     probe = Sandbox(Limits(timeout=30), isolation="namespaces").run(
         "def answer():\n    return 42\n", "def check(f):\n    assert f() == 42\n", "answer"

@@ -43,7 +43,8 @@ def encode_value(value, depth=0):
 
 
 def _decode_object(tagged):
-    if set(tagged) != {"t", "v"} or type(tagged["v"]) is not (str if tagged["t"] == "bytes" else list):
+    shape = str if tagged.get("t") == "bytes" else list
+    if set(tagged) != {"t", "v"} or type(tagged["v"]) is not shape:
         raise WireError("an object that is not a tagged value")
     tag, items = tagged["t"], tagged["v"]
     if tag in _TAGGED:
