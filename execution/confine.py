@@ -9,9 +9,10 @@ user namespace's root is the calling user, or `nobody` when that is root) and fo
 the caller's copy waits for the new namespace's first process (PID 1) and exits with its
 status, and PID 1 carries on. Its death kills everything the program started.
 `seal_filesystem` (run while the namespace's capabilities are held) makes every mount
-read-only, puts a private writable tmpfs on /tmp (the only writable place), hides /var/tmp, /dev/shm, /run, /root and /home under empty read-only tmpfs
-(mounting back read-only only the folders the interpreter itself lives in) and mounts a /proc
-that shows only the namespace's processes. `drop_privileges` leaves the process without any
+read-only, puts a private writable tmpfs on /tmp (the only writable place), hides /var/tmp,
+/dev/shm, /run, /root and /home under empty read-only tmpfs (mounting back read-only only the
+folders the interpreter itself lives in) and mounts a /proc that shows only the namespace's
+processes. `drop_privileges` leaves the process without any
 capability, as the namespace's root (which is `nobody` outside when the tool runs as root).
 """
 

@@ -63,6 +63,7 @@ def main():
     verdict_fd = int(sys.argv[1])
     job = json.loads(sys.stdin.buffer.read())
     sys.path.extend(job["import_paths"])
+    add_site_builtins()
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
@@ -82,6 +83,14 @@ def main():
         status, detail = "error", f"the sandbox's harness failed: {type(error).__name__}"
     os.write(verdict_fd, json.dumps([status, str(detail)[:DETAIL_CHARACTERS]]).encode())
     os._exit(0)
+
+
+def add_site_builtins():
+    """exit() and quit(), which `site` (not run here, for speed) would have added."""
+    import _sitebuiltins
+
+    builtins.exit = _sitebuiltins.Quitter("exit", "Ctrl-D (i.e. EOF)")
+    builtins.quit = _sitebuiltins.Quitter("quit", "Ctrl-D (i.e. EOF)")
 
 
 def interpreter_folders():

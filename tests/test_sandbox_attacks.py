@@ -34,7 +34,9 @@ TIMEOUT = 3.0
 TEST = "def check(candidate):\n    assert candidate(2, 3) == 5\n    assert candidate(-1, 1) == 0\n"
 WRONG_ADD = "def add(a, b):\n    return 0\n"
 TOKEN = secrets.token_hex(8)
-CANARY_ENV, CANARY_TMP, CANARY_HOME = (f"canary-{where}-{TOKEN}" for where in ("env", "tmp", "home"))
+CANARY_ENV, CANARY_TMP, CANARY_HOME = (
+    f"canary-{where}-{TOKEN}" for where in ("env", "tmp", "home")
+)
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,10 @@ ATTACKS = [
         " lambda: os.rename('{victim}', '{outside}/escaped.txt'), lambda: os.unlink('{victim}')):\n"
         "    try:\n        f()\n    except OSError as e:\n        print(e)\n",
     ),
-    attack("sqlite-outside", "import sqlite3\nsqlite3.connect('{outside}/escaped.txt').execute('create table t(x)')"),
+    attack(
+        "sqlite-outside",
+        "import sqlite3\nsqlite3.connect('{outside}/escaped.txt').execute('create table t(x)')",
+    ),
     attack(
         "shell-through-ctypes",
         "import sys\nsys.modules.pop('ctypes', None)\nimport ctypes\n"
@@ -85,7 +90,8 @@ ATTACKS = [
     ),
     attack(
         "shell-through-reimported-posix",
-        "import sys, importlib\nsys.modules.pop('posix', None)\nposix = importlib.import_module('posix')\n"
+        "import sys, importlib\nsys.modules.pop('posix', None)\n"
+        "posix = importlib.import_module('posix')\n"
         "posix.system('touch {outside}/escaped.txt; cat {tmp_canary} {home_canary}')",
     ),
     attack(
@@ -102,60 +108,96 @@ ATTACKS = [
     attack(
         "unmount-the-hiding",
         "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
-        "for p in (b'/home', b'/root', b'/tmp'):\n    print(libc.umount2(p, 2), ctypes.get_errno())\n"
+        "for p in (b'/home', b'/root', b'/tmp'):\n"
+        "    print(libc.umount2(p, 2), ctypes.get_errno())\n"
         "print(open('{home_canary}').read())",
     ),
     attack(
         "nested-user-namespace",
-        "import os\nos.system(\"unshare -Urm sh -c 'umount -l /root; umount -l /home; umount -l /tmp;"
+        "import os\n"
+        "os.system(\"unshare -Urm sh -c 'umount -l /root; umount -l /home; umount -l /tmp;"
         " cat {home_canary} {tmp_canary}; touch {outside}/escaped.txt'\")",
     ),
     # --- reading secrets --------------------------------------------------------------------
-    attack("read-ssh", "import os\nprint(os.listdir('{home}'))\nprint(open('{home}/.ssh/id_rsa').read())"),
+    attack(
+        "read-ssh",
+        "import os\nprint(os.listdir('{home}'))\nprint(open('{home}/.ssh/id_rsa').read())",
+    ),
     attack("read-home-canary", "print(open('{home_canary}').read())"),
-    attack("read-tmp-canary", "import os\nprint(os.listdir('/tmp'))\nprint(open('{tmp_canary}').read())"),
+    attack(
+        "read-tmp-canary",
+        "import os\nprint(os.listdir('/tmp'))\nprint(open('{tmp_canary}').read())",
+    ),
     attack(
         "environment-secrets",
         "import os\nprint(dict(os.environ))\nfor p in os.listdir('/proc'):\n    try:\n"
         "        print(open('/proc/' + p + '/environ').read())\n    except OSError:\n        pass\n"
         "print(open('/proc/{host_pid}/environ').read())",
     ),
-    attack("secret-into-reason", "import os\nraise RuntimeError(repr(os.environ) + open('{tmp_canary}').read())"),
+    attack(
+        "secret-into-reason",
+        "import os\nraise RuntimeError(repr(os.environ) + open('{tmp_canary}').read())",
+    ),
     # --- network ----------------------------------------------------------------------------
-    attack("tcp-localhost", "import socket\nsocket.create_connection(('127.0.0.1', {tcp_port}), timeout=1)"),
-    attack("tcp-low-level", "import _socket\ns = _socket.socket()\ns.settimeout(1)\ns.connect(('127.0.0.1', {tcp_port}))"),
+    attack(
+        "tcp-localhost",
+        "import socket\nsocket.create_connection(('127.0.0.1', {tcp_port}), timeout=1)",
+    ),
+    attack(
+        "tcp-low-level",
+        "import _socket\ns = _socket.socket()\ns.settimeout(1)\n"
+        "s.connect(('127.0.0.1', {tcp_port}))",
+    ),
     attack(
         "udp-localhost",
         "import socket\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
         "s.sendto(b'{token}', ('127.0.0.1', {udp_port}))",
     ),
-    attack("unix-abstract", "import socket\nsocket.socket(socket.AF_UNIX).connect('\\0{abstract}')"),
-    attack("unix-socket-file", "import socket\nsocket.socket(socket.AF_UNIX).connect('{unix_path}')"),
+    attack(
+        "unix-abstract", "import socket\nsocket.socket(socket.AF_UNIX).connect('\\0{abstract}')"
+    ),
+    attack(
+        "unix-socket-file", "import socket\nsocket.socket(socket.AF_UNIX).connect('{unix_path}')"
+    ),
     # --- resources --------------------------------------------------------------------------
     attack("fork-bomb", "import os\nwhile True:\n    os.fork()"),
     attack("memory-balloon", "data = bytearray(8 << 30)", "memory"),
     attack("memory-creep", "chunks = []\nwhile True:\n    chunks.append(bytearray(50 << 20))"),
     attack("infinite-loop", "while True:\n    pass"),
     attack("huge-output", "while True:\n    print('x' * 10000)", "error: OSError"),
-    attack("fill-the-workspace", "i = 0\nwhile True:\n    open(f'/tmp/f{{i}}', 'wb').write(bytes(1 << 20))\n    i += 1"),
-    attack("open-files", "import os\nfds = [os.open('/dev/null', os.O_RDONLY) for _ in range(100000)]"),
+    attack(
+        "fill-the-workspace",
+        "i = 0\nwhile True:\n    open(f'/tmp/f{{i}}', 'wb').write(bytes(1 << 20))\n    i += 1",
+    ),
+    attack(
+        "open-files", "import os\nfds = [os.open('/dev/null', os.O_RDONLY) for _ in range(100000)]"
+    ),
     # --- forging the verdict ----------------------------------------------------------------
     attack("os-exit-0", "import os\nos._exit(0)", "exited before the end", True),
     attack("sys-exit-0", "import sys\nsys.exit(0)", "exited", True),
     attack("exit-inside-the-answer", "def add(a, b):\n    raise SystemExit(0)", "exited", True),
-    attack("os-exit-inside-the-answer", "import os\ndef add(a, b):\n    os._exit(0)", "exited", True),
-    attack("verdict-on-stdout", "import sys\nprint('[\"passed\", \"\"]')\nsys.stderr.write('[\"passed\", \"\"]')", verdict=True),
+    attack(
+        "os-exit-inside-the-answer", "import os\ndef add(a, b):\n    os._exit(0)", "exited", True
+    ),
+    attack(
+        "verdict-on-stdout",
+        'import sys\nprint(\'["passed", ""]\')\nsys.stderr.write(\'["passed", ""]\')',
+        verdict=True,
+    ),
     attack(
         "verdict-on-every-descriptor",
-        "import os\nfor fd in range(1024):\n    try:\n        os.write(fd, b'[\"passed\", \"\"]')\n"
-        "    except OSError:\n        pass\n",
+        "import os, sys\nsys.modules.pop('ctypes', None)\nimport ctypes\n"
+        "ctypes.CDLL(None).kill(os.getppid(), 9)\nfor fd in range(1024):\n    try:\n"
+        '        os.write(fd, b\'["passed", ""]\')\n    except OSError:\n        pass\n',
         verdict=True,
     ),
     attack(
         "verdict-through-proc-fd",
-        "import os\nfor p in os.listdir('/proc'):\n    try:\n        fds = os.listdir(f'/proc/{{p}}/fd')\n"
+        "import os\nfor p in os.listdir('/proc'):\n    try:\n"
+        "        fds = os.listdir(f'/proc/{{p}}/fd')\n"
         "    except OSError:\n        continue\n    for fd in fds:\n        try:\n"
-        "            os.write(os.open(f'/proc/{{p}}/fd/{{fd}}', os.O_WRONLY), b'[\"passed\", \"\"]')\n"
+        "            os.write(os.open(f'/proc/{{p}}/fd/{{fd}}', os.O_WRONLY), b'[\"passed\", "
+        '""]\')\n'
         "        except OSError:\n            pass\nos._exit(0)",
         verdict=True,
     ),
@@ -180,21 +222,31 @@ ATTACKS = [
         "builtins.check = lambda candidate: None\nbuiltins.add = lambda a, b: a + b",
         verdict=True,
     ),
-    attack("forge-through-atexit", "import atexit, os\natexit.register(os.write, 3, b'[\"passed\", \"\"]')\nraise SystemExit(0)", "exited", True),
+    attack(
+        "forge-through-atexit",
+        'import atexit, os\natexit.register(os.write, 3, b\'["passed", ""]\')\nraise SystemExit(0)',
+        "exited",
+        True,
+    ),
     attack("redefine-the-checker", "def check(candidate):\n    pass\ncheck = check", verdict=True),
     attack(
         "answer-equal-to-everything",
-        "class Yes:\n    def __eq__(self, other):\n        return True\ndef add(a, b):\n    return Yes()",
-        "error", True,
+        "class Yes:\n    def __eq__(self, other):\n        return True\ndef add(a, b):\n"
+        "    return Yes()",
+        "error",
+        True,
     ),
     attack(
         "int-equal-to-everything",
-        "class Yes(int):\n    def __eq__(self, other):\n        return True\ndef add(a, b):\n    return Yes()",
-        "error", True,
+        "class Yes(int):\n    def __eq__(self, other):\n        return True\ndef add(a, b):\n"
+        "    return Yes()",
+        "error",
+        True,
     ),
     attack(
         "garbage-on-the-answer-pipe",
-        "import os\nfor fd in range(3, 64):\n    try:\n        os.write(fd, b'\\xff' * 9)\n    except OSError:\n"
+        "import os\nfor fd in range(3, 64):\n    try:\n        os.write(fd, b'\\xff' * 9)\n"
+        "    except OSError:\n"
         "        pass\n",
         verdict=True,
     ),
@@ -231,7 +283,9 @@ def arena():
     """The planted resources, the attacks run, and what the host saw afterwards."""
     isolation = best_isolation()
     home = Path.home()
-    with tempfile.TemporaryDirectory(prefix="cloneprobe-attack-", dir=Path(__file__).parent) as folder:
+    with tempfile.TemporaryDirectory(
+        prefix="cloneprobe-attack-", dir=Path(__file__).parent
+    ) as folder:
         outside = Path(folder)
         outside.chmod(0o777)
         victim = outside / "victim.txt"
@@ -255,11 +309,17 @@ def arena():
             runs = [(a, "guard") for a in ATTACKS if a.verdict]
             if isolation == "namespaces":  # escapes only where they are meant to be contained
                 runs += [(a, isolation) for a in ATTACKS]
-            sandboxes = {name: Sandbox(Limits(timeout=TIMEOUT), name) for name in {r[1] for r in runs}}
+            sandboxes = {
+                name: Sandbox(Limits(timeout=TIMEOUT), name) for name in {r[1] for r in runs}
+            }
 
             def run(item):
                 attack_, name = item
-                program = attack_.code.format(**places) + "\n" + WRONG_ADD * ("def add" not in attack_.code)
+                program = (
+                    attack_.code.format(**places)
+                    + "\n"
+                    + WRONG_ADD * ("def add" not in attack_.code)
+                )
                 return (attack_.name, name), sandboxes[name].run(program, TEST, "add")
 
             with ThreadPoolExecutor(max_workers=4) as pool:
