@@ -38,9 +38,13 @@ import signal
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import confine
 import python_guard
 import wire
+
+try:
+    import confine
+except ImportError:  # no ctypes in this interpreter: only the guard fallback can run
+    confine = None
 
 del sys.path[0]  # the sample's imports do not see these modules
 
@@ -73,10 +77,11 @@ def main():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         confine.drop_privileges(become_namespace_root=True)
         confine.forbid_inspection()
-    else:
+        # counted in this user namespace only (outside, the limit would count every process
+        # of the user, and root is exempt)
+        resource.setrlimit(resource.RLIMIT_NPROC, (job["processes"], job["processes"]))
+    elif confine is not None:
         confine.forbid_inspection()
-    limit = job["processes"]
-    resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
     try:
         status, detail = judge(job, verdict_fd)
     except BaseException as error:  # the harness itself failed: never a pass
@@ -238,9 +243,10 @@ class SampleProcess:
 
 def run_sample(job, requests, replies):
     """The sample's process: run the program, then answer calls until the harness is done."""
-    if job["isolation"] == "guard":
+    if job["isolation"] == "guard" and confine is not None:
         with contextlib.suppress(OSError):  # where allowed: no tracing the harness, even as root
             confine.drop_privileges()
+    if job["isolation"] == "guard":
         python_guard.install_python_guard()
     sys.argv = [""]
     namespace = {"__name__": "__main__", "__builtins__": builtins}

@@ -64,7 +64,8 @@ class Limits:
     file_bytes: int = 1 << 20
     """Largest file the program may write (its stdout and stderr included)."""
     processes: int = 64
-    """RLIMIT_NPROC inside the sandbox (per sandbox user; as root the sandbox user is nobody)."""
+    """Processes the sample may have at once, counted in its own user namespace (isolation
+    "namespaces"; the guard fallback refuses forking instead)."""
     open_files: int = 256
     workspace_bytes: int = 64 << 20
     """Size of the private tmpfs at /tmp (isolation "namespaces")."""
