@@ -1,40 +1,21 @@
 """cloneprobe.benchmarks: tasks, prompt sets and the canonical fragments samples are compared with.
 
 Knows nothing of models or clone detection.
+
+Names are imported on first use (lazy_loader), so importing the package for one name
+does not import all of it.
 """
 
-from .canonical import canonical_source, nicad_min_lines
-from .edits import ISSUE_KINDS, PromptEdit
-from .errors import BenchmarkError
-from .prompts import Prompt, PromptSet, export_jsonl, load_prompt_set, load_prompt_sets
-from .tasks import Benchmark, Task, load_benchmark_jsonl, load_humaneval
+import lazy_loader
 
-__all__ = [
-    "ISSUE_KINDS",
-    "Benchmark",
-    "BenchmarkError",
-    "Prompt",
-    "PromptEdit",
-    "PromptSet",
-    "Task",
-    "canonical_source",
-    "export_jsonl",
-    "load_benchmark",
-    "load_benchmark_jsonl",
-    "load_humaneval",
-    "load_prompt_set",
-    "load_prompt_sets",
-    "nicad_min_lines",
-]
-
-
-def load_benchmark(spec: str | None = None) -> Benchmark:
-    """`humaneval` (the default) or a path to a benchmark JSONL."""
-    from pathlib import Path
-
-    if spec in (None, "", "humaneval"):
-        return load_humaneval()
-    path = Path(spec)
-    if not path.is_file():
-        raise BenchmarkError(f"benchmark {spec!r}: not 'humaneval' and no such file")
-    return load_benchmark_jsonl(path)
+__getattr__, __dir__, __all__ = lazy_loader.attach(
+    __name__,
+    submod_attrs={
+        "canonical": ["canonical_source", "nicad_min_lines"],
+        "edits": ["ISSUE_KINDS", "PromptEdit"],
+        "errors": ["BenchmarkError"],
+        "prompts": ["Prompt", "PromptSet", "export_jsonl", "load_prompt_set", "load_prompt_sets"],
+        "selection": ["id_prefix", "resolve_task_id", "select_tasks"],
+        "tasks": ["Benchmark", "Task", "load_benchmark", "load_benchmark_jsonl", "load_humaneval"],
+    },
+)

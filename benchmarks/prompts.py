@@ -17,6 +17,7 @@ from importlib import resources
 from pathlib import Path
 
 from .errors import BenchmarkError
+from .selection import id_prefix
 from .tasks import Benchmark, Task, _jsonl_records
 
 log = logging.getLogger(__name__)
@@ -114,7 +115,7 @@ def _check_prompt(text: str, task: Task, where: str) -> None:
 
 
 def _task_for_index(index: int, benchmark: Benchmark, where: Path) -> Task:
-    prefix = benchmark.tasks[0].task_id.split("/")[0] if benchmark.tasks else "HumanEval"
+    prefix = id_prefix(benchmark)
     task = benchmark.get(f"{prefix}/{index}")
     if task is None:
         raise BenchmarkError(

@@ -122,3 +122,13 @@ def parse_jsonl(text: str, source: str) -> Iterator[tuple[int, dict]]:
         if not isinstance(record, dict):
             raise BenchmarkError(f"{source}:{number}: each line must be a JSON object")
         yield number, record
+
+
+def load_benchmark(spec: str | None = None) -> Benchmark:
+    """`humaneval` (the default) or a path to a benchmark JSONL."""
+    if spec in (None, "", "humaneval"):
+        return load_humaneval()
+    path = Path(spec)
+    if not path.is_file():
+        raise BenchmarkError(f"benchmark {spec!r}: not 'humaneval' and no such file")
+    return load_benchmark_jsonl(path)

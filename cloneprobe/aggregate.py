@@ -6,21 +6,19 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .detection import TYPE_RANK, Verdict
+from .clones import RANKS, rank_of
+from .detection import Verdict
 from .execution import correctness_summary
 from .generation import StoredSample
 from .stats import bootstrap_difference, mcnemar_exact
 
-TYPES = ("1", "2", "3")
+TYPES = tuple(str(r) for r in RANKS)
+"""The Type-1/2/3 columns, keyed as in the JSON report."""
 
 
 def prompt_label(prompt_set: str, variant: str) -> str:
     """`original`, `fixed`, or `<set>:<variant>` for sets with several variants."""
     return prompt_set if variant == prompt_set else f"{prompt_set}:{variant}"
-
-
-def rank(clone_type: str | None) -> int | None:
-    return TYPE_RANK.get(clone_type) if clone_type else None
 
 
 @dataclass(frozen=True)
@@ -32,7 +30,7 @@ class Judged:
 
     @property
     def rank(self) -> int | None:
-        return rank(self.verdict.clone_type)
+        return rank_of(self.verdict.clone_type)
 
 
 @dataclass

@@ -23,6 +23,7 @@ from .clones import (
     SourceFile,
     compare_systems,
     get_language,
+    rank_of,
 )
 
 SCHEMA = """
@@ -36,7 +37,6 @@ CREATE TABLE IF NOT EXISTS detections (
     PRIMARY KEY (sample_id, detector_key)
 );
 """
-TYPE_RANK = {"1": 1, "2": 2, "2c": 2, "3": 3, "3-2c": 3}
 
 
 @dataclass(frozen=True)
@@ -163,7 +163,7 @@ def detect_task(
 def _verdict(sample_id: int, pairs: list[dict]) -> Verdict:
     def best(candidates: list[dict]) -> dict | None:
         return min(
-            candidates, key=lambda p: (TYPE_RANK.get(p["type"], 9), -p["similarity"]), default=None
+            candidates, key=lambda p: (rank_of(p["type"]), -p["similarity"]), default=None
         )
 
     real = best([p for p in pairs if not p["trivial"]])

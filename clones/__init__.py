@@ -4,51 +4,34 @@ Stages: extract fragments (`extract`), pretty-print one statement per line (`pre
 rename (`normalize`), compare exactly or by LCS within a size window (`compare`), cross-clone
 pairs between two systems (`detect`), clone classes as connected components (`classes`).
 Knows nothing of models or benchmarks.
+
+Names are imported on first use (lazy_loader), so importing the package for one name
+does not import all of it.
 """
 
-from .detect import DetectorConfig, compare_systems, find_clones
-from .errors import CloneDetectorError, ConfigError, InputPathError, UnknownLanguageError
-from .extract import FragmentExtractor
-from .fragment import Fragment
-from .languages import LANGUAGES, get_language
-from .profiles import (
-    CLONE_TYPES,
-    DEFAULT,
-    LADDER,
-    NICAD,
-    PROFILES,
-    CloneType,
-    Profile,
-    clone_type,
-    get_clone_type,
-    get_profile,
-)
-from .report import ClonePair, CloneReport
-from .source import SourceFile
+import lazy_loader
 
-__all__ = [
-    "CLONE_TYPES",
-    "DEFAULT",
-    "LADDER",
-    "LANGUAGES",
-    "NICAD",
-    "PROFILES",
-    "CloneDetectorError",
-    "ClonePair",
-    "CloneReport",
-    "CloneType",
-    "ConfigError",
-    "DetectorConfig",
-    "Fragment",
-    "FragmentExtractor",
-    "InputPathError",
-    "Profile",
-    "SourceFile",
-    "UnknownLanguageError",
-    "clone_type",
-    "compare_systems",
-    "find_clones",
-    "get_clone_type",
-    "get_language",
-    "get_profile",
-]
+__getattr__, __dir__, __all__ = lazy_loader.attach(
+    __name__,
+    submod_attrs={
+        "detect": ["DetectorConfig", "compare_systems", "find_clones"],
+        "errors": ["CloneDetectorError", "ConfigError", "InputPathError", "UnknownLanguageError"],
+        "extract": ["FragmentExtractor"],
+        "fragment": ["Fragment"],
+        "languages": ["LANGUAGES", "get_language"],
+        "profiles": ["DEFAULT", "NICAD", "PROFILES", "Profile", "get_profile"],
+        "report": ["ClonePair", "CloneReport"],
+        "source": ["SourceFile"],
+        "types": [
+            "CLONE_TYPES",
+            "LADDER",
+            "RANKS",
+            "CloneType",
+            "choose_types",
+            "clone_type",
+            "get_clone_type",
+            "rank_of",
+            "type_named",
+        ],
+    },
+)

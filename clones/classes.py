@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import networkx as nx
-
 from .report import CloneClass, ClonePair
 
 
@@ -13,6 +11,8 @@ def clone_classes(pairs: Sequence[ClonePair], type_order: Sequence[str]) -> tupl
     """Group pairs into classes; `type_order` runs from most to least specific type name.
 
     A class's type is the least specific type among its pairs."""
+    import networkx as nx  # imported here: it is slow to import and only classes need it
+
     graph = nx.Graph()
     graph.add_edges_from((pair.a, pair.b) for pair in pairs)
     components = sorted(

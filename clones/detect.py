@@ -14,9 +14,10 @@ from .extract import FragmentExtractor, Granularity
 from .fragment import Fragment
 from .languages import LanguageSpec, get_language
 from .normalize import RenameMode, compared_items
-from .profiles import DEFAULT, LADDER, CloneType, Profile
+from .profiles import DEFAULT, Profile
 from .report import ClonePair, CloneReport, SystemStats
 from .source import SourceFile, collect_sources, detect_language
+from .types import LADDER, CloneType
 
 System = Path | str | Sequence[SourceFile]
 """A system: a file, a folder, or source files already in memory."""

@@ -1,52 +1,11 @@
-"""Clone types and the two detector profiles (`nicad` and `default`)."""
+"""The two detector profiles (`nicad` and `default`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 
 from .errors import ConfigError
-from .normalize import Grain, RenameMode
-
-
-@dataclass(frozen=True)
-class CloneType:
-    """One clone-finding setting: NiCad's difference threshold and renaming."""
-
-    name: str
-    threshold: Fraction
-    rename: RenameMode
-
-    @property
-    def exact(self) -> bool:
-        return self.threshold == 0
-
-
-def clone_type(name: str, threshold: float | str | Fraction, rename: RenameMode) -> CloneType:
-    value = Fraction(str(threshold)) if not isinstance(threshold, Fraction) else threshold
-    if not 0 <= value < 1:
-        raise ConfigError(f"threshold {threshold}: must be at least 0 and below 1 (0.3 is Type-3)")
-    return CloneType(name, value, rename)
-
-
-CLONE_TYPES: dict[str, CloneType] = {
-    "1": clone_type("1", 0, "none"),
-    "2": clone_type("2", 0, "blind"),
-    "2c": clone_type("2c", 0, "consistent"),
-    "3": clone_type("3", "0.3", "blind"),
-    "3-2c": clone_type("3-2c", "0.3", "consistent"),
-}
-LADDER: tuple[CloneType, ...] = (CLONE_TYPES["1"], CLONE_TYPES["2"], CLONE_TYPES["3"])
-"""The paper's Type-1/2/3 runs; a pair is labelled with the first (most specific) that finds it."""
-
-
-def get_clone_type(name: str) -> CloneType:
-    try:
-        return CLONE_TYPES[name]
-    except KeyError:
-        raise ConfigError(
-            f"unknown clone type {name!r}: choose one of {', '.join(CLONE_TYPES)}"
-        ) from None
+from .normalize import Grain
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@ from typing import Any
 
 from .fragment import Fragment
 from .normalize import compared_lines
-from .profiles import CloneType, Profile
+from .profiles import Profile
+from .types import CloneType
 
 
 @dataclass(frozen=True)

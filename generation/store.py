@@ -18,6 +18,9 @@ from pathlib import Path
 
 from .errors import GenerationError
 
+DEFAULT_STORE = "cloneprobe.sqlite"
+"""The store a command uses when none is given (in the working directory)."""
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY,

@@ -23,7 +23,7 @@ Schema (`schema`: "cloneprobe.audit/1"):
 from __future__ import annotations
 
 from ..aggregate import Group, compare_prompt_sets, prompt_label
-from ..clones import CLONE_TYPES, FragmentExtractor, SourceFile
+from ..clones import FragmentExtractor, SourceFile, type_named
 from ..clones.normalize import compared_lines
 from ..detection import CanonicalFragments, DetectionSettings
 
@@ -97,7 +97,7 @@ def _evidence(canonicals, settings, group, sample, pair: dict) -> dict:
         ),
         None,
     )
-    mode = CLONE_TYPES[pair["type"]].rename if pair["type"] in CLONE_TYPES else "blind"
+    mode = type_named(pair["type"]).rename
     header = settings.config.profile.compare_header
 
     def lines(f):

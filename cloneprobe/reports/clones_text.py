@@ -6,9 +6,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .align import align_lines
-from .clones import ClonePair, CloneReport
-from .console import output_console
+from ..align import align_lines
+from ..clones import ClonePair, CloneReport
 
 
 def settings_line(report: CloneReport) -> str:
@@ -59,10 +58,7 @@ def side_by_side(pair: ClonePair, report: CloneReport) -> Table:
     return table
 
 
-def print_report(
-    report: CloneReport, explain: bool = False, console: Console | None = None
-) -> None:
-    console = console or output_console()
+def print_clone_report(report: CloneReport, console: Console, explain: bool = False) -> None:
     console.print(
         f"[bold]cloneprobe clones[/bold]: {settings_line(report)}", highlight=False, soft_wrap=True
     )

@@ -2,82 +2,9 @@
 
 from __future__ import annotations
 
-import difflib
-import json
-from collections import Counter
 from pathlib import Path
 
 import click
-from rich.console import Console
-from rich.syntax import Syntax
-from rich.table import Table
-from rich.text import Text
-
-from .benchmarks import (
-    ISSUE_KINDS,
-    Benchmark,
-    BenchmarkError,
-    PromptSet,
-    export_jsonl,
-    load_benchmark,
-    load_prompt_set,
-)
-from .benchmarks.prompts import fixed_records
-from .console import error_console, output_console
-
-
-def resolve_task_id(task: str, benchmark: Benchmark) -> str:
-    """`47` or `HumanEval/47` -> the task id; an unknown task is an error."""
-    if benchmark.get(task):
-        return task
-    prefix = benchmark.tasks[0].task_id.split("/")[0]
-    if benchmark.get(f"{prefix}/{task}"):
-        return f"{prefix}/{task}"
-    raise BenchmarkError(f"task {task!r} is not in {benchmark.name} (e.g. {prefix}/0)")
-
-
-def issue_summary() -> tuple[Counter, Counter]:
-    """Tasks per issue kind found, and tasks per issue kind changed, in the fixed set."""
-    found, changed = Counter(), Counter()
-    for record in fixed_records():
-        found.update(record["found"])
-        changed.update({change["kind"] for change in record["changes"]})
-    return found, changed
-
-
-def sets_table(sets: list[PromptSet]) -> Table:
-    table = Table(title="Prompt sets", title_justify="left")
-    for column in ("set", "source", "variant", "tasks"):
-        table.add_column(column, justify="right" if column == "tasks" else "left")
-    for prompt_set in sets:
-        for variant, count in prompt_set.variants().items():
-            table.add_row(prompt_set.name, prompt_set.source, variant, str(count))
-    return table
-
-
-def issues_table() -> Table:
-    found, changed = issue_summary()
-    table = Table(title="Fixed set: tasks per issue kind", title_justify="left")
-    table.add_column("issue kind")
-    table.add_column("found", justify="right")
-    table.add_column("changed", justify="right")
-    for kind, label in ISSUE_KINDS.items():
-        table.add_row(label, str(found.get(kind, 0)), str(changed.get(kind, 0)))
-    return table
-
-
-def print_diff(console: Console, task_id: str, original: str, other: str, label: str) -> None:
-    console.print(f"[bold]{task_id}[/bold]: original -> {label}", highlight=False)
-    diff = difflib.unified_diff(
-        original.splitlines(), other.splitlines(), "original", label, lineterm="", n=2
-    )
-    shown = False
-    for line in diff:
-        shown = True
-        style = "green" if line.startswith("+") else "red" if line.startswith("-") else "cyan"
-        console.print(Text(line, style=style if line[:1] in "+-@" else ""), soft_wrap=True)
-    if not shown:
-        console.print("(identical)")
 
 
 @click.command("prompts")
@@ -131,6 +58,21 @@ def prompts_command(
       cloneprobe prompts --set study_prompts/ --json
       cloneprobe prompts --set fixed --export fixed.jsonl
     """
+    import json
+
+    from rich.syntax import Syntax
+
+    from ..benchmarks import (
+        ISSUE_KINDS,
+        export_jsonl,
+        load_benchmark,
+        load_prompt_set,
+        resolve_task_id,
+    )
+    from ..benchmarks.prompts import fixed_records
+    from ..reports.prompts_text import issues_table, print_diff, sets_table
+    from .console import error_console, output_console
+
     benchmark = load_benchmark(benchmark_spec)
     console = output_console()
     if set_spec:
@@ -159,14 +101,14 @@ def prompts_command(
         click.echo(json.dumps(data, indent=2))
         return
     if show_task:
-        task_id = resolve_task_id(show_task, benchmark)
+        task_id = resolve_task_id(benchmark, show_task)
         for prompt_set in sets:
             for prompt in prompt_set.for_task(task_id):
                 console.print(f"[bold]{task_id}[/bold] {prompt_set.name}/{prompt.variant}")
                 console.print(Syntax(prompt.text, "python", theme="ansi_dark"))
         return
     if diff_task:
-        task_id = resolve_task_id(diff_task, benchmark)
+        task_id = resolve_task_id(benchmark, diff_task)
         original = benchmark.get(task_id).prompt  # type: ignore[union-attr]
         if set_spec:
             for prompt in sets[0].for_task(task_id):

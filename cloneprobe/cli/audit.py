@@ -1,0 +1,54 @@
+"""`cloneprobe audit`: plan, generate, detect (and execute), report."""
+
+from __future__ import annotations
+
+import click
+
+from .options import (
+    config_option,
+    detection_settings,
+    detector_options,
+    execution_options,
+    execution_settings,
+    generation_options,
+    generation_settings,
+    report_options,
+)
+
+
+@click.command("audit")
+@config_option
+@generation_options
+@detector_options
+@report_options
+@execution_options
+def audit_command(**options) -> None:
+    """Plan, generate (resuming what the store has), detect clones of the canonical
+    solutions, aggregate and report.
+
+    With no model, audits the embedded SmolLM2-135M-Instruct offline.
+
+    \b
+      cloneprobe audit --limit 10 -n 2
+      cloneprobe audit -n 1 --max-new-tokens 128 --report report/
+      cloneprobe audit --model openai:gpt-3.5-turbo-instruct -n 20 --temperature 0.2 \\
+          --temperature 0.8 --profile nicad --report report/
+      cloneprobe audit --config audit.toml
+    """
+    from ..benchmarks import load_benchmark
+    from ..generation import SampleStore
+    from ..pipeline import detect_and_report, generate, generated_samples
+    from .console import BarReporter, emit_report, error_console, generation_table
+
+    settings = generation_settings(options)
+    detection = detection_settings(options)
+    reporter = BarReporter(error_console())
+    generated = generate(settings, reporter)
+    error_console().print(generation_table(generated.summaries))
+    benchmark = load_benchmark(settings.benchmark)
+    with SampleStore(settings.store) as store:
+        samples = generated_samples(store, settings, generated)
+        report = detect_and_report(
+            store, benchmark, detection, samples, reporter, execution_settings(options)
+        )
+    emit_report(report, options)

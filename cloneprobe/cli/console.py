@@ -1,0 +1,122 @@
+"""Consoles for user-facing output, and progress bars (tables stay whole when piped)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TaskID,
+    TextColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+PIPED_WIDTH = 200
+
+
+def output_console() -> Console:
+    """stdout; when it is not a terminal, wide enough that tables are not folded."""
+    console = Console()
+    return console if console.is_terminal else Console(width=PIPED_WIDTH)
+
+
+def error_console() -> Console:
+    """stderr, for progress, warnings and errors."""
+    console = Console(stderr=True)
+    return console if console.is_terminal else Console(stderr=True, width=PIPED_WIDTH)
+
+
+class RateColumn(ProgressColumn):
+    """Items this run made per second of its elapsed time (the `made` field, if set)."""
+
+    def render(self, task) -> Text:
+        made, elapsed = task.fields.get("made", 0), task.elapsed or 0
+        return Text(f"{made / elapsed:.2f} samples/s" if made and elapsed else "- samples/s")
+
+
+class FailuresColumn(ProgressColumn):
+    def render(self, task) -> Text:
+        failed = task.fields.get("failed", 0)
+        return Text(f"{failed} failed", style="red" if failed else "dim")
+
+
+def progress_bar(console: Console) -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        RateColumn(),
+        TimeRemainingColumn(),
+        FailuresColumn(),
+        console=console,
+    )
+
+
+class _BarTask:
+    def __init__(self, bar: Progress, task: TaskID) -> None:
+        self.bar, self.task = bar, task
+
+    def advance(self, count: int = 1) -> None:
+        self.bar.advance(self.task, count)
+
+    def update(self, completed: int, failed: int = 0, made: int = 0) -> None:
+        self.bar.update(self.task, completed=completed, failed=failed, made=made)
+
+
+class BarReporter:
+    """The pipeline's `Reporter` drawn as rich progress bars on `console` (stderr)."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+
+    @contextmanager
+    def task(self, description: str, total: int, completed: int = 0) -> Iterator[_BarTask]:
+        with progress_bar(self.console) as bar:
+            task = bar.add_task(description, total=total, completed=completed, failed=0)
+            yield _BarTask(bar, task)
+
+    @contextmanager
+    def status(self, text: str) -> Iterator[None]:
+        with self.console.status(text):
+            yield
+
+
+def emit_report(report: dict, options: dict) -> None:
+    """The audit report as JSON on stdout (--json) or tables, and the --report files."""
+    import json
+
+    import click
+
+    from ..reports import write_reports
+    from ..reports.text import print_report
+
+    if options.get("as_json"):
+        click.echo(json.dumps(report, indent=2))
+    else:
+        print_report(report, output_console(), evidence=options.get("evidence", False))
+    if options.get("report_dir"):
+        paths = write_reports(report, options["report_dir"])
+        error_console().print(
+            "report written: " + ", ".join(str(p) for p in paths), highlight=False, soft_wrap=True
+        )
+
+
+def generation_table(summaries):
+    """Per model: samples planned, already stored, generated, failed, tokens, time."""
+    from rich.table import Table
+
+    table = Table(title="Generation", title_justify="left")
+    for column in ("model", "planned", "already stored", "generated", "failed", "tokens", "time"):
+        table.add_column(column, justify="left" if column == "model" else "right")
+    for s in summaries:
+        table.add_row(
+            s.model, str(s.planned), str(s.already_stored), str(s.generated),
+            str(s.failed), f"{s.prompt_tokens}+{s.completion_tokens}", f"{s.seconds:.1f} s",
+        )  # fmt: skip
+    return table

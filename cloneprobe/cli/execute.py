@@ -1,0 +1,42 @@
+"""`cloneprobe execute`: samples against their tests in the sandbox, and pass@k."""
+
+from __future__ import annotations
+
+import click
+
+from .options import (
+    always_execution_options,
+    detection_settings,
+    detector_options,
+    execution_settings,
+    report_options,
+    sample_source,
+    sample_source_options,
+)
+
+
+@click.command("execute")
+@sample_source_options
+@detector_options
+@report_options
+@always_execution_options
+def execute_command(**options) -> None:
+    """Run samples (a store, or sample files) against their tasks' tests in the sandbox and
+    report pass@k beside the clone counts.
+
+    Each sample runs in its own process with a timeout, CPU, memory and file-size limits, no
+    network and a throwaway working directory; results are stored, so a re-run executes only
+    what is missing.
+
+    \b
+      cloneprobe execute                                  # the default store
+      cloneprobe execute samples.jsonl --model codex --temperature 0.8 --workers 2
+    """
+    from ..pipeline import report_on_source
+    from .console import BarReporter, emit_report, error_console
+
+    report = report_on_source(
+        sample_source(options), detection_settings(options), BarReporter(error_console()),
+        execution_settings(options, always=True),
+    )  # fmt: skip
+    emit_report(report, options)

