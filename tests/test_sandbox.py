@@ -250,6 +250,22 @@ def test_a_correct_program_using_numpy_passes(sandbox):
     assert (result.ok, result.reason) == (True, "passed")
 
 
+@needs_namespaces
+def test_without_namespaces_it_falls_back_to_the_guard_and_says_so_once():
+    # a user namespace whose limit on nested user namespaces is 0: the probe's unshare fails
+    script = Path(__file__).with_name("sandbox_fallback_probe.py")
+    limited = subprocess.run(
+        ["unshare", "--user", "--map-root-user", "sh", "-c",
+         f"echo 0 > /proc/sys/user/max_user_namespaces && exec {sys.executable} {script}"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert limited.returncode == 0, limited.stderr
+    assert limited.stdout.splitlines() == ["guard passed 1", "guard passed 2"]
+    warnings = [line for line in limited.stderr.splitlines() if line.startswith("WARNING")]
+    assert len(warnings) == 1
+    assert "without kernel namespaces" in warnings[0] and "isolation=guard" in warnings[0]
+
+
 def test_an_unknown_isolation_is_refused_with_the_choices():
     with pytest.raises(ValueError, match="namespaces, guard"):
         Sandbox(isolation="chroot")
