@@ -11,7 +11,6 @@ import os
 import sqlite3
 import subprocess
 import sys
-import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from pathlib import Path
@@ -156,10 +155,8 @@ def test_os_exit_before_the_end_is_reported_as_exited_before_the_end(sandbox):
 
 
 def test_an_infinite_loop_times_out_and_its_process_is_gone(sandbox):
-    started = time.monotonic()
     result = sandbox.run("import os\nprint(os.getpid(), flush=True)\nwhile True:\n    pass\n")
     assert (result.ok, result.reason) == (False, "timeout")
-    assert time.monotonic() - started >= TIMEOUT
     if not NAMESPACES:  # with namespaces the pid printed is the namespace's own
         assert not is_running(int(result.stdout.split()[0]))
 
