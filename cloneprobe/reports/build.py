@@ -22,6 +22,8 @@ Schema (`schema`: "cloneprobe.audit/1"):
 
 from __future__ import annotations
 
+from collections import Counter
+
 from ..aggregate import Group, compare_prompt_sets, prompt_label
 from ..clones import FragmentExtractor, SourceFile, type_named
 from ..clones.normalize import compared_lines
@@ -62,10 +64,17 @@ def build_report(
                     for pair in verdict.pairs
                     if not pair["trivial"]
                 ]
+    executed = [executions[s.id] for g in groups for s in (j.sample for j in g.samples)
+                if executions and s.id in executions]  # fmt: skip
+    isolation = Counter(e.isolation or "unknown" for e in executed)
     return {
         "schema": SCHEMA_VERSION,
         "profile": settings.config.profile.name,
-        "settings": {**settings.describe(), "sampling": sampling},
+        "settings": {
+            **settings.describe(),
+            "sampling": sampling,
+            "execution": {"isolation": dict(isolation)},
+        },
         "groups": [group.summary(executions) for group in groups],
         "comparisons": compare_prompt_sets(groups),
         "samples": samples,

@@ -13,6 +13,7 @@ from .tables import (
     COMPARISON_COLUMNS,
     COMPARISON_HEADER,
     CORRECTNESS_HEADER,
+    CORRECTNESS_TITLE,
     GROUP_COLUMNS,
     GROUP_HEADER,
     comparison_rows,
@@ -20,6 +21,7 @@ from .tables import (
     display_correctness_rows,
     display_group_rows,
     group_rows,
+    isolation_line,
     settings_line,
 )
 
@@ -66,7 +68,7 @@ def render_markdown(report: dict) -> str:
     correctness = display_correctness_rows(report)
     if correctness:
         table = _markdown_table(CORRECTNESS_HEADER, correctness)
-        parts += ["## pass@k (percent) beside memorization", table]
+        parts += [f"## {CORRECTNESS_TITLE}", table, isolation_line(report)]
     parts.append(f"{len(report['evidence'])} clone pairs as evidence (see the HTML report).")
     return "\n\n".join(parts) + "\n"
 
