@@ -95,18 +95,22 @@ class CanonicalFragments:
             self.extractors[language] = FragmentExtractor(get_language(language))
         return self.extractors[language]
 
-    def of(self, task_id: str) -> list[Fragment]:
-        if task_id not in self.cache:
-            task = self.benchmark.get(task_id)
+    def of(self, task_id: str, entry_point: str | None = None) -> list[Fragment]:
+        """The task's canonical fragment; under `entry_point` when the sample's prompt renamed
+        the task's function (the study's _P6 prompts), so a verbatim copy stays Type-1."""
+        task = self.benchmark.get(task_id)
+        if task is not None and entry_point == task.entry_point:
+            entry_point = None
+        key = task_id if entry_point is None else f"{task_id}\0{entry_point}"
+        if key not in self.cache:
             if task is None:
-                self.cache[task_id] = []
+                self.cache[key] = []
             else:
-                source = SourceFile(f"canonical/{task_id}", canonical_source(task))
+                source = SourceFile(f"canonical/{task_id}", canonical_source(task, entry_point))
                 fragments = self.extractor(task.language).extract(source)
-                self.cache[task_id] = [
-                    f for f in fragments if f.name == task.entry_point
-                ] or fragments
-        return self.cache[task_id]
+                name = entry_point or task.entry_point
+                self.cache[key] = [f for f in fragments if f.name == name] or fragments
+        return self.cache[key]
 
 
 @dataclass(frozen=True)
@@ -114,6 +118,8 @@ class SampleProgram:
     sample_id: int
     task_id: str
     program: str
+    entry_point: str | None = None
+    """The function the sample's prompt asked for (None: the task's own)."""
 
 
 def detect_task(
@@ -121,8 +127,10 @@ def detect_task(
     settings: DetectionSettings,
     task_id: str,
     samples: list[SampleProgram],
+    entry_point: str | None = None,
 ) -> list[Verdict]:
-    """Verdicts for one task's samples against its canonical (or every canonical)."""
+    """Verdicts for one task's samples against its canonical (or every canonical); the own
+    task's canonical under `entry_point` when the samples' prompt renamed it."""
     task = canonicals.benchmark.get(task_id)
     language = task.language if task else "python"
     extractor = canonicals.extractor(language)
@@ -142,7 +150,8 @@ def detect_task(
         target_task = canonicals.benchmark.get(target)
         if settings.uses_study_min_lines and target_task is not None:
             config = replace(config, min_lines=nicad_min_lines(target_task))
-        report = compare_systems(canonicals.of(target), fragments_b, config)
+        renamed = entry_point if target == task_id else None
+        report = compare_systems(canonicals.of(target, renamed), fragments_b, config)
         for pair in report.pairs:
             sample_id = int(pair.b.file.split("/", 1)[1])
             pairs_by_sample[sample_id].append(
@@ -221,14 +230,15 @@ def detect_samples(
     """Detect every sample not yet judged under these settings; returns how many were."""
     store = DetectionStore(db)
     done = store.done(settings.key)
-    todo: dict[str, list[SampleProgram]] = {}
+    todo: dict[tuple[str, str | None], list[SampleProgram]] = {}
     for sample in samples:
         if sample.sample_id not in done:
-            todo.setdefault(sample.task_id, []).append(sample)
+            todo.setdefault((sample.task_id, sample.entry_point), []).append(sample)
     canonicals = CanonicalFragments(benchmark)
     judged = 0
-    for task_id, task_samples in todo.items():
-        store.add(settings.key, detect_task(canonicals, settings, task_id, task_samples))
+    for (task_id, entry_point), task_samples in todo.items():
+        verdicts = detect_task(canonicals, settings, task_id, task_samples, entry_point)
+        store.add(settings.key, verdicts)
         judged += len(task_samples)
         if progress:
             progress(len(task_samples))
