@@ -9,12 +9,14 @@ of them renamed in `_P6` and `_all`), the real CLI, a SQLite store in tmp_path a
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from contextlib import closing
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from openai_test_server import OpenAITestServer
 
 from cloneprobe.benchmarks import (
     BenchmarkError,
@@ -144,7 +146,11 @@ def test_tests_call_the_renamed_entry_point(executed):
     assert [(r[0], r[1], r[2]) for r in results] == [
         (f"HumanEval/{task}", variant, HUMANEVAL.get(f"HumanEval/{task}").entry_point)
         if variant == "original"
-        else (f"HumanEval/{task}", variant, {106: "fact_sum", 55: "fibonacci", 33: "sort_every_third"}[task])
+        else (
+            f"HumanEval/{task}",
+            variant,
+            {106: "fact_sum", 55: "fibonacci", 33: "sort_every_third"}[task],
+        )
         for task, variant, _, _ in SAMPLES
     ]
     assert [(bool(r[3]), r[4]) for r in results] == [
@@ -158,3 +164,29 @@ def test_a_verbatim_canonical_under_the_new_name_is_type_1(executed):
     assert verdicts[("HumanEval/106", "P6", 1)] == "1"
     assert verdicts[("HumanEval/106", "original", 1)] == "1"
     assert verdicts[("HumanEval/55", "P6", 1)] == "1"
+
+
+def answer_under_the_prompts_name(kind: str, prompt, index: int, body: dict) -> str:
+    """A chat answer: HumanEval/106's canonical under whatever name the prompt gives it."""
+    text = prompt if isinstance(prompt, str) else str(prompt)
+    name = re.findall(r"def (\w+)\(n\)", text)[-1]
+    return f"```python\ndef {name}(n):\n{body_106}```\n"
+
+
+body_106 = body(106)
+
+
+def test_generated_answers_to_a_renamed_prompt_run_under_the_new_name(tmp_path):
+    store = tmp_path / "store.sqlite"
+    with OpenAITestServer(answer_under_the_prompts_name) as server:
+        cli(
+            "audit", "--model", "openai:test", "--base-url", server.base_url, "--mode", "chat",
+            "--prompts", str(STUDY), "--tasks", "106", "-n", "1", "--execute",
+            "--store", str(store), "--json",
+        )  # fmt: skip
+    with closing(sqlite3.connect(store)) as db:
+        found = db.execute(
+            "SELECT s.variant, s.entry_point, e.passed FROM samples s "
+            "JOIN executions e ON e.sample_id = s.id ORDER BY s.variant"
+        ).fetchall()
+    assert found == [("P6", "fact_sum", 1), ("all", "fact_sum", 1), ("original", "f", 1)]
