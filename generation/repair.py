@@ -259,12 +259,20 @@ def prompt_context(prompt: str, entry_point: str) -> list[Chunk]:
 
 
 def add_missing_context(program: str, prompt: str, entry_point: str) -> tuple[str, list[str]]:
-    """The program with the prompt's imports, constants and helpers it does not itself define
-    put in front; and the names put back."""
+    """The program with what it lacks of the prompt put in front: the helper functions
+    it does not define itself (a task's tests may call them, as HumanEval/38's call
+    `encode_cyclic`), and the imports and constants it uses without defining; and the names
+    put back."""
     bound: set[str] = set()
+    used: set[str] = set()
     for chunk in top_level_chunks(program):
         bound |= chunk.binds
-    missing = [c for c in prompt_context(prompt, entry_point) if not c.binds <= bound]
+        used |= chunk.uses
+    missing = [
+        c
+        for c in prompt_context(prompt, entry_point)
+        if not c.binds <= bound and (c.function is not None or c.binds & (used - bound))
+    ]
     if not missing:
         return program, []
     names = sorted({name for c in missing for name in c.binds - bound})
