@@ -43,7 +43,8 @@ def test_provenance_replayed_on_the_original_gives_the_fixed_prompt(humaneval, r
 def test_code_entry_point_and_signature_never_change(humaneval, records):
     for task in humaneval:
         fixed = records[task.task_id]["prompt"]
-        assert syntax_without_docstrings(fixed) == syntax_without_docstrings(task.prompt), task.task_id
+        same_code = syntax_without_docstrings(fixed) == syntax_without_docstrings(task.prompt)
+        assert same_code, task.task_id
         assert f"def {task.entry_point}(" in fixed
 
 

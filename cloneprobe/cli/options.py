@@ -18,11 +18,6 @@ from ..clones.types import CLONE_TYPES
 from ..generation.errors import GenerationError
 from ..generation.store import DEFAULT_STORE
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 
 def apply(options: list[Callable]) -> Callable:
     """One decorator applying `options` in the order listed (as they show in --help)."""
@@ -48,6 +43,10 @@ def _load_config(ctx: click.Context, param: click.Parameter, path: Path | None) 
     command line still win; values get the same conversions and range checks as the flags)."""
     if path is None:
         return None
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
