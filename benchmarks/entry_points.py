@@ -45,10 +45,10 @@ def prompt_entry_point(text: str, task: Task, where: str = "prompt") -> str:
     """The name of the function `text` (a prompt variant of `task`) asks the model to write.
 
     The task's own entry point when the prompt defines it; otherwise the one function the
-    prompt defines that the task's original prompt does not and that takes the original entry
-    point's parameters (a name fix changes the name only), preferring a function left
-    unwritten. Raises BenchmarkError naming `where` when no function, or more than one, can be
-    the entry point.
+    prompt defines that the task's original prompt does not and that takes as many parameters
+    as the original entry point (a name fix changes the name, perhaps the parameters' names,
+    not what the function takes), preferring a function left unwritten. Raises BenchmarkError
+    naming `where` when no function, or more than one, can be the entry point.
     """
     try:
         tree = ast.parse(text)
@@ -67,7 +67,7 @@ def prompt_entry_point(text: str, task: Task, where: str = "prompt") -> str:
     new = [
         f
         for f in _top_level_functions(text)
-        if f.name not in original_names and (wanted is None or _parameters(f) == wanted)
+        if f.name not in original_names and (wanted is None or len(_parameters(f)) == len(wanted))
     ]
     unwritten = [f for f in new if _is_unwritten(f)]
     candidates = unwritten if len(unwritten) == 1 else new

@@ -136,7 +136,8 @@ def _load_study_folder(path: Path, benchmark: Benchmark) -> PromptSet:
         task = _task_for_index(int(match.group(1)), benchmark, file)
         variant = match.group(2) or "original"
         try:
-            text = file.read_text(encoding="utf-8")
+            # a byte-order mark or Windows line ends (files edited by hand) are not the prompt's
+            text = file.read_text(encoding="utf-8-sig").replace("\r\n", "\n")
         except (OSError, UnicodeDecodeError) as error:
             raise BenchmarkError(f"{file}: cannot read as UTF-8 text ({error})") from error
         renamed = _check_prompt(text, task, str(file))

@@ -76,6 +76,21 @@ def test_a_prompt_whose_new_function_takes_other_parameters_is_not_a_rename():
         prompt_entry_point('def a(n):\n    """A."""\n\n\ndef b(n):\n    """B."""\n', task, "x")
 
 
+def test_a_rename_may_rename_the_parameters_too():
+    task = HUMANEVAL.get("HumanEval/106")
+    assert prompt_entry_point('def fact_sum(count):\n    """Doc."""\n', task) == "fact_sum"
+
+
+def test_a_study_file_saved_with_a_byte_order_mark_and_windows_line_ends_loads(tmp_path):
+    folder = tmp_path / "study"
+    folder.mkdir()
+    text = (STUDY / "106_P6.py").read_text().replace("\n", "\r\n")
+    (folder / "106_P6.py").write_bytes(b"\xef\xbb\xbf" + text.encode())
+    [prompt] = load_prompt_set(str(folder), HUMANEVAL).prompts
+    assert prompt.entry_point == "fact_sum"
+    assert prompt.text == (STUDY / "106_P6.py").read_text()
+
+
 def test_the_canonical_fragment_carries_the_new_name_and_its_recursive_calls():
     fib = HUMANEVAL.get("HumanEval/55")
     source = canonical_source(fib, "fibonacci")
