@@ -88,6 +88,10 @@ def split_flattened_header(code: str, entry_point: str) -> str:
         if indent_of(below) > indent_of(line):
             width = indent_of(below)
         parts = [line[: colon + 1]]
+        quoted = min((i for i in (rest.find('"""'), rest.find("'''")) if i > 0), default=-1)
+        if quoted > 0 and rest[:quoted].strip():  # `def f(x):      import math      """doc"""`
+            parts.append(" " * width + rest[:quoted].strip())
+            rest = rest[quoted:]
         for quote in ('"""', "'''"):
             if rest.startswith(quote):
                 end = rest.find(quote, 3)

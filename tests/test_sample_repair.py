@@ -230,3 +230,17 @@ def test_pass_at_1_of_damaged_samples_equals_that_of_the_programs_meant(tmp_path
     damaged, meant = counts
     assert damaged == meant
     assert meant[0] >= 16  # every canonical passes; some mutants pass too
+
+
+def test_code_before_a_flattened_docstring_is_split_into_its_own_statement():
+    """HumanEval/115's prompt imports inside the function before its docstring."""
+    task = HUMANEVAL.get("HumanEval/115")
+    text = (
+        'def max_fill(grid, capacity):      import math      """ Empty the wells.      """\n'
+        "      return sum([math.ceil(sum(arr)/capacity) for arr in grid])\n"
+    )
+    understood = understand(text, task.prompt, task.entry_point)
+    function = ast.parse(understood.program).body[0]
+    assert isinstance(function.body[0], ast.Import)
+    assert ast.get_source_segment(understood.program, function.body[1]).startswith('"""')
+    assert understood.unrepairable is None
