@@ -104,25 +104,31 @@ class CanonicalFragments:
     def __init__(self, benchmark: Benchmark) -> None:
         self.benchmark = benchmark
         self.extractors: dict[tuple[str, Layout], FragmentExtractor] = {}
-        self.cache: dict[tuple[str, Layout], list[Fragment]] = {}
+        self.cache: dict[tuple[str, ...], list[Fragment]] = {}
 
     def extractor(self, language: str, layout: Layout = "statements") -> FragmentExtractor:
         if (language, layout) not in self.extractors:
             self.extractors[language, layout] = FragmentExtractor(get_language(language), layout)
         return self.extractors[language, layout]
 
-    def of(self, task_id: str, layout: Layout = "statements") -> list[Fragment]:
-        if (task_id, layout) not in self.cache:
-            task = self.benchmark.get(task_id)
+    def of(
+        self, task_id: str, layout: Layout = "statements", entry_point: str | None = None
+    ) -> list[Fragment]:
+        """The task's canonical fragment; under `entry_point` when the sample's prompt renamed
+        the task's function (the study's _P6 prompts), so a verbatim copy stays Type-1."""
+        task = self.benchmark.get(task_id)
+        if task is not None and entry_point == task.entry_point:
+            entry_point = None
+        key = (task_id, layout) if entry_point is None else (task_id, layout, entry_point)
+        if key not in self.cache:
             if task is None:
-                self.cache[task_id, layout] = []
+                self.cache[key] = []
             else:
-                source = SourceFile(f"canonical/{task_id}", canonical_source(task))
+                source = SourceFile(f"canonical/{task_id}", canonical_source(task, entry_point))
                 fragments = self.extractor(task.language, layout).extract(source)
-                self.cache[task_id, layout] = [
-                    f for f in fragments if f.name == task.entry_point
-                ] or fragments
-        return self.cache[task_id, layout]
+                name = entry_point or task.entry_point
+                self.cache[key] = [f for f in fragments if f.name == name] or fragments
+        return self.cache[key]
 
 
 @dataclass(frozen=True)
@@ -130,6 +136,8 @@ class SampleProgram:
     sample_id: int
     task_id: str
     program: str
+    entry_point: str | None = None
+    """The function the sample's prompt asked for (None: the task's own)."""
 
 
 def detect_task(
@@ -137,8 +145,10 @@ def detect_task(
     settings: DetectionSettings,
     task_id: str,
     samples: list[SampleProgram],
+    entry_point: str | None = None,
 ) -> list[Verdict]:
-    """Verdicts for one task's samples against its canonical (or every canonical)."""
+    """Verdicts for one task's samples against its canonical (or every canonical); the own
+    task's canonical under `entry_point` when the samples' prompt renamed it."""
     task = canonicals.benchmark.get(task_id)
     language = task.language if task else "python"
     layout = settings.config.profile.layout
@@ -158,7 +168,8 @@ def detect_task(
         target_task = canonicals.benchmark.get(target)
         if settings.uses_study_min_lines and target_task is not None:
             config = replace(config, min_lines=nicad_min_lines(target_task))
-        report = compare_systems(canonicals.of(target, layout), fragments_b, config)
+        renamed = entry_point if target == task_id else None
+        report = compare_systems(canonicals.of(target, layout, renamed), fragments_b, config)
         for pair in report.pairs:
             sample_id = int(pair.b.file.split("/", 1)[1])
             pairs_by_sample[sample_id].append(
@@ -237,14 +248,15 @@ def detect_samples(
     """Detect every sample not yet judged under these settings; returns how many were."""
     store = DetectionStore(db)
     done = store.done(settings.key)
-    todo: dict[str, list[SampleProgram]] = {}
+    todo: dict[tuple[str, str | None], list[SampleProgram]] = {}
     for sample in samples:
         if sample.sample_id not in done:
-            todo.setdefault(sample.task_id, []).append(sample)
+            todo.setdefault((sample.task_id, sample.entry_point), []).append(sample)
     canonicals = CanonicalFragments(benchmark)
     judged = 0
-    for task_id, task_samples in todo.items():
-        store.add(settings.key, detect_task(canonicals, settings, task_id, task_samples))
+    for (task_id, entry_point), task_samples in todo.items():
+        verdicts = detect_task(canonicals, settings, task_id, task_samples, entry_point)
+        store.add(settings.key, verdicts)
         judged += len(task_samples)
         if progress:
             progress(len(task_samples))

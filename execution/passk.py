@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from ..benchmarks import Benchmark
+from ..benchmarks.entry_points import alias_original_name
 from .sandbox import Limits, Sandbox
 
 SCHEMA = """
@@ -70,13 +71,15 @@ class ExecutionStore:
 def execute_samples(
     db: sqlite3.Connection,
     benchmark: Benchmark,
-    samples: list[tuple[int, str, str]],
+    samples: list[tuple[int, str, str]] | list[tuple[int, str, str, str | None]],
     workers: int = 2,
     limits: Limits | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> int:
-    """Run every (sample id, task id, program) not yet executed; returns how many ran.
-    Results are stored as they finish, so an interrupted run keeps what it did."""
+    """Run every (sample id, task id, program[, entry point]) not yet executed; returns how
+    many ran. The entry point, when given, is the name the sample's prompt asked for (a prompt
+    variant may rename the task's). Results are stored as they finish, so an interrupted run
+    keeps what it did."""
     store = ExecutionStore(db)
     done = store.results()
     runnable, skipped = [], 0
@@ -93,8 +96,12 @@ def execute_samples(
     sandbox = Sandbox(limits)
 
     def run(item) -> Execution:
-        (sample_id, _, program), task = item
-        result = sandbox.run(program, task.test, task.entry_point, prelude=task.prompt)
+        sample, task = item
+        sample_id, program = sample[0], sample[2]
+        # issue 12: a renamed entry point (the study's _P6 prompts) is tested under its new name
+        entry_point = (sample[3] if len(sample) > 3 else None) or task.entry_point
+        program = alias_original_name(program, task, entry_point)
+        result = sandbox.run(program, task.test, entry_point, prelude=task.prompt)
         return Execution(sample_id, result.ok, result.reason, result.seconds, result.isolation)
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
