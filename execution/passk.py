@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from ..benchmarks import Benchmark
-from ..benchmarks.entry_points import alias_original_name
+from ..benchmarks.entry_points import alias_original_name, prompt_under
 from .sandbox import Limits, Sandbox
 
 SCHEMA = """
@@ -101,7 +101,8 @@ def execute_samples(
         # issue 12: a renamed entry point (the study's _P6 prompts) is tested under its new name
         entry_point = (sample[3] if len(sample) > 3 else None) or task.entry_point
         program = alias_original_name(program, task, entry_point)
-        result = sandbox.run(program, task.test, entry_point, prelude=task.prompt)
+        prelude = prompt_under(task, entry_point)
+        result = sandbox.run(program, task.test, entry_point, prelude=prelude)
         return Execution(sample_id, result.ok, result.reason, result.seconds, result.isolation)
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
