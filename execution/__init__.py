@@ -11,6 +11,7 @@ from .passk import (
     ExecutionStore,
     correctness_summary,
     execute_samples,
+    execution_key,
     pass_at_k,
     program_with_tests,
 )
@@ -25,6 +26,7 @@ __all__ = [
     "Sandbox",
     "correctness_summary",
     "execute_samples",
+    "execution_key",
     "pass_at_k",
     "program_with_tests",
     "run_python",

@@ -3,6 +3,7 @@ sandbox, results kept next to the samples, and pass@k with and without the clone
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -16,7 +17,8 @@ CREATE TABLE IF NOT EXISTS executions (
     sample_id INTEGER PRIMARY KEY,
     passed INTEGER NOT NULL,
     reason TEXT NOT NULL,
-    seconds REAL
+    seconds REAL,
+    inputs_key TEXT
 );
 """
 KS = (1, 3, 10)
@@ -28,6 +30,16 @@ class Execution:
     passed: bool
     reason: str
     seconds: float
+    inputs_key: str | None = None
+    """Hash of the program, the tests and the entry point the result was obtained with."""
+
+
+def execution_key(program: str, test: str, entry_point: str) -> str:
+    """What decides a result: the sample's program and its task's tests (content hashes)."""
+    digest = hashlib.sha256()
+    for part in (program, test, entry_point):
+        digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
+    return digest.hexdigest()[:24]
 
 
 def program_with_tests(program: str, test: str, entry_point: str) -> str:
@@ -36,22 +48,54 @@ def program_with_tests(program: str, test: str, entry_point: str) -> str:
 
 
 class ExecutionStore:
-    """The `executions` table, in the same SQLite file as the samples."""
+    """The `executions` table, in the same SQLite file as the samples. A result counts only
+    for the program and tests it was obtained with (`inputs_key`); with `read_only`, nothing
+    is written."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-        self.db.executescript(SCHEMA)
+    def __init__(self, db: sqlite3.Connection, read_only: bool = False) -> None:
+        self.db, self.read_only = db, read_only
+        columns = {row[1] for row in db.execute("PRAGMA table_info(executions)")}
+        self.usable = "inputs_key" in columns
+        if not read_only:
+            if columns and not self.usable:  # older store: results without their inputs
+                with db:
+                    db.execute("ALTER TABLE executions ADD COLUMN inputs_key TEXT")
+            db.executescript(SCHEMA)
+            self.usable = True
 
     def results(self) -> dict[int, Execution]:
-        cursor = self.db.execute("SELECT sample_id, passed, reason, seconds FROM executions")
-        return {row[0]: Execution(row[0], bool(row[1]), row[2], row[3]) for row in cursor}
+        if not self.usable:
+            return {}
+        cursor = self.db.execute(
+            "SELECT sample_id, passed, reason, seconds, inputs_key FROM executions"
+        )
+        return {row[0]: Execution(row[0], bool(row[1]), *row[2:]) for row in cursor}
+
+    def matching(self, keys: dict[int, str]) -> dict[int, Execution]:
+        """The stored results of these samples obtained with these inputs (sample id -> key)."""
+        if not self.usable or not keys:
+            return {}
+        found, ids = {}, list(keys)
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            cursor = self.db.execute(
+                "SELECT sample_id, passed, reason, seconds, inputs_key FROM executions "
+                f"WHERE sample_id IN ({', '.join('?' for _ in part)})", part,
+            )  # fmt: skip
+            for row in cursor:
+                if row[4] == keys[row[0]]:
+                    found[row[0]] = Execution(row[0], bool(row[1]), *row[2:])
+        return found
 
     def add(self, results: Iterable[Execution]) -> None:
+        if self.read_only:
+            return
         with self.db:
             self.db.executemany(
-                "INSERT OR REPLACE INTO executions VALUES (?, ?, ?, ?)",
-                [(r.sample_id, int(r.passed), r.reason, r.seconds) for r in results],
-            )
+                "INSERT OR REPLACE INTO executions VALUES (?, ?, ?, ?, ?)",
+                [(r.sample_id, int(r.passed), r.reason, r.seconds, r.inputs_key)
+                 for r in results],
+            )  # fmt: skip
 
 
 def execute_samples(
@@ -65,16 +109,17 @@ def execute_samples(
     """Run every (sample id, task id, program) not yet executed; returns how many ran.
     Results are stored as they finish, so an interrupted run keeps what it did."""
     store = ExecutionStore(db)
-    done = store.results()
-    runnable, skipped = [], 0
+    runnable, skipped, keys = [], 0, {}
     for sample in samples:
-        if sample[0] in done:
-            continue
         task = benchmark.get(sample[1])
         if task is None or not task.test or task.language != "python":
             skipped += 1  # no Python tests: left out of pass@k rather than counted as failed
             continue
+        keys[sample[0]] = execution_key(sample[2], task.test, task.entry_point)
         runnable.append((sample, task))
+    done = store.matching(keys)
+    skipped += sum(1 for (sample, _) in runnable if sample[0] in done)
+    runnable = [(sample, task) for sample, task in runnable if sample[0] not in done]
     if progress and skipped:
         progress(skipped)
     sandbox = Sandbox(limits)
@@ -82,7 +127,7 @@ def execute_samples(
     def run(item) -> Execution:
         (sample_id, _, program), task = item
         result = sandbox.run(program_with_tests(program, task.test, task.entry_point))
-        return Execution(sample_id, result.ok, result.reason, result.seconds)
+        return Execution(sample_id, result.ok, result.reason, result.seconds, keys[sample_id])
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         for execution in pool.map(run, runnable):

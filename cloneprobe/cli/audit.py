@@ -38,8 +38,10 @@ def audit_command(**options) -> None:
     from ..benchmarks import load_benchmark
     from ..generation import SampleStore
     from ..pipeline import detect_and_report, generate, generated_samples
+    from .checks import check_outputs
     from .console import BarReporter, emit_report, error_console, generation_table
 
+    check_outputs(options)
     settings = generation_settings(options)
     detection = detection_settings(options)
     reporter = BarReporter(error_console())
@@ -51,4 +53,4 @@ def audit_command(**options) -> None:
         report = detect_and_report(
             store, benchmark, detection, samples, reporter, execution_settings(options)
         )
-    emit_report(report, options)
+        emit_report(report, options)

@@ -17,6 +17,8 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from ..safe_text import terminal_text
+
 PIPED_WIDTH = 200
 
 
@@ -86,25 +88,36 @@ class BarReporter:
         with self.console.status(text):
             yield
 
+    def warn(self, text: str) -> None:
+        self.console.print(Text("warning: ", style="yellow").append(terminal_text(text)),
+                           highlight=False, soft_wrap=True)  # fmt: skip
+
 
 def emit_report(report: dict, options: dict) -> None:
     """The audit report as JSON on stdout (--json) or tables, and the --report files."""
-    import json
-
     import click
 
     from ..reports import write_reports
+    from ..reports.spool import json_chunks
     from ..reports.text import print_report
 
+    for reason, count in report.get("skipped", {}).items():
+        error_console().print(
+            Text("warning: ", style="yellow").append(terminal_text(
+                f"{count} samples left out of the report: {reason}")),
+            highlight=False, soft_wrap=True,
+        )  # fmt: skip
     if options.get("as_json"):
-        click.echo(json.dumps(report, indent=2))
+        for chunk in json_chunks(report):
+            click.echo(chunk, nl=False)
     else:
         print_report(report, output_console(), evidence=options.get("evidence", False))
     if options.get("report_dir"):
         paths = write_reports(report, options["report_dir"])
         error_console().print(
-            "report written: " + ", ".join(str(p) for p in paths), highlight=False, soft_wrap=True
-        )
+            terminal_text("report written: " + ", ".join(str(p) for p in paths)),
+            highlight=False, soft_wrap=True,
+        )  # fmt: skip
 
 
 def generation_table(summaries):
@@ -116,7 +129,7 @@ def generation_table(summaries):
         table.add_column(column, justify="left" if column == "model" else "right")
     for s in summaries:
         table.add_row(
-            s.model, str(s.planned), str(s.already_stored), str(s.generated),
+            terminal_text(s.model), str(s.planned), str(s.already_stored), str(s.generated),
             str(s.failed), f"{s.prompt_tokens}+{s.completion_tokens}", f"{s.seconds:.1f} s",
         )  # fmt: skip
     return table

@@ -29,8 +29,10 @@ def detect_command(**options) -> None:
       cloneprobe detect samples.jsonl --model codex --temperature 0.8 --report out/
     """
     from ..pipeline import report_on_source
+    from .checks import check_outputs
     from .console import BarReporter, emit_report, error_console
 
+    check_outputs(options)
     report = report_on_source(
         sample_source(options), detection_settings(options), BarReporter(error_console()),
         execution_settings(options),

@@ -33,8 +33,10 @@ def execute_command(**options) -> None:
       cloneprobe execute samples.jsonl --model codex --temperature 0.8 --workers 2
     """
     from ..pipeline import report_on_source
+    from .checks import check_outputs
     from .console import BarReporter, emit_report, error_console
 
+    check_outputs(options)
     report = report_on_source(
         sample_source(options), detection_settings(options), BarReporter(error_console()),
         execution_settings(options, always=True),

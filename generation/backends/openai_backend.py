@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import openai
 
 from ..errors import GenerationError
+from ..redact import redact_url
 from .base import Backend, GenerationRequest, GenerationResult, OnResult
 
 log = logging.getLogger(__name__)
@@ -54,7 +55,7 @@ class OpenAIBackend(Backend):
         return {
             "backend": "openai",
             "model": self.model,
-            "base_url": _without_credentials(self.base_url),
+            "base_url": redact_url(self.base_url),
             "concurrency": self.concurrency,
             "timeout": self.timeout,
             "openai": openai.__version__,
@@ -82,6 +83,8 @@ class OpenAIBackend(Backend):
         texts: list[str] = []
         reasons: list[str] = []
         prompt_tokens = completion_tokens = 0
+        text_tokens: list[int] | None = []  # exact per text while each call returns one text
+        prompt_each: int | None = None
         started = time.monotonic()
         while len(texts) < request.n:
             wanted = request.n - len(texts) if self.supports_n else 1
@@ -102,14 +105,20 @@ class OpenAIBackend(Backend):
                 )
             if wanted > 1 and len(choices) < wanted:
                 self.supports_n = False  # the server ignores n (Ollama): ask one at a time
-            for text, reason in choices[: request.n - len(texts)]:
+            kept = choices[: request.n - len(texts)]
+            for text, reason in kept:
                 texts.append(text)
                 reasons.append(reason)
             prompt_tokens += usage[0]
             completion_tokens += usage[1]
+            prompt_each = usage[0] if prompt_each is None else prompt_each
+            # usage is per request: it is one text's own count only when one text came back
+            text_tokens = [*text_tokens, usage[1]] if text_tokens is not None and len(
+                choices) == 1 else None  # fmt: skip
         return GenerationResult(
-            request, texts, reasons, prompt_tokens, completion_tokens, time.monotonic() - started
-        )
+            request, texts, reasons, prompt_tokens, completion_tokens, time.monotonic() - started,
+            text_tokens=text_tokens, prompt_tokens_each=prompt_each,
+        )  # fmt: skip
 
     async def _call_with_retries(
         self, client, request: GenerationRequest, n: int, seed: int | None
@@ -186,11 +195,3 @@ def _retry_after(error: openai.APIStatusError) -> float | None:
         return max(0.0, float(value)) if value is not None else None
     except ValueError:
         return None
-
-
-def _without_credentials(url: str | None) -> str | None:
-    """A base URL with any user:password@ part removed (never stored)."""
-    if not url or "@" not in url:
-        return url
-    scheme, _, rest = url.partition("://")
-    return f"{scheme}://{rest.split('@', 1)[1]}"
