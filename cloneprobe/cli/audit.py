@@ -39,12 +39,12 @@ def audit_command(**options) -> None:
     from ..generation import SampleStore
     from ..pipeline import detect_and_report, generate, generated_samples
     from .checks import check_outputs
-    from .console import BarReporter, emit_report, error_console, generation_table
+    from .console import emit_report, error_console, generation_table, progress_reporter
 
     check_outputs(options)
     settings = generation_settings(options)
     detection = detection_settings(options)
-    reporter = BarReporter(error_console())
+    reporter = progress_reporter()
     generated = generate(settings, reporter)
     error_console().print(generation_table(generated.summaries))
     benchmark = load_benchmark(settings.benchmark)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -91,6 +92,70 @@ class BarReporter:
     def warn(self, text: str) -> None:
         self.console.print(Text("warning: ", style="yellow").append(terminal_text(text)),
                            highlight=False, soft_wrap=True)  # fmt: skip
+
+
+class _LineTask:
+    """Progress as plain lines: at the start, at most every `every` seconds, and at the end."""
+
+    def __init__(self, console: Console, description: str, total: int, completed: int,
+                 every: float) -> None:  # fmt: skip
+        self.console, self.description, self.total = console, description, total
+        self.completed, self.failed, self.made, self.every = completed, 0, 0, every
+        self.started = self.last = time.monotonic()
+        self.say("started")
+
+    def say(self, state: str) -> None:
+        elapsed = time.monotonic() - self.started
+        made = self.made or max(self.completed, 0)
+        rate = f", {made / elapsed:.1f}/s" if made and elapsed > 0 else ""
+        failed = f", {self.failed} failed" if self.failed else ""
+        self.console.print(
+            terminal_text(f"{self.description}: {self.completed}/{self.total} {state} "
+                          f"({elapsed:.0f} s{rate}{failed})"),
+            highlight=False, soft_wrap=True,
+        )  # fmt: skip
+        self.last = time.monotonic()
+
+    def _maybe_say(self) -> None:
+        if time.monotonic() - self.last >= self.every:
+            self.say("done so far")
+
+    def advance(self, count: int = 1) -> None:
+        self.completed += count
+        self.made += count
+        self._maybe_say()
+
+    def update(self, completed: int, failed: int = 0, made: int = 0) -> None:
+        self.completed, self.failed, self.made = completed, failed, made
+        self._maybe_say()
+
+
+class LineReporter:
+    """The pipeline's `Reporter` for output that is not a terminal (piped to a file or a log):
+    plain, rate-limited lines on stderr instead of bars that would print nothing."""
+
+    def __init__(self, console: Console, every: float = 10.0) -> None:
+        self.console, self.every = console, every
+
+    @contextmanager
+    def task(self, description: str, total: int, completed: int = 0) -> Iterator[_LineTask]:
+        line = _LineTask(self.console, description, total, completed, self.every)
+        yield line
+        line.say("finished")
+
+    @contextmanager
+    def status(self, text: str) -> Iterator[None]:
+        self.console.print(terminal_text(text), highlight=False, soft_wrap=True)
+        yield
+
+    def warn(self, text: str) -> None:
+        self.console.print(terminal_text("warning: " + text), highlight=False, soft_wrap=True)
+
+
+def progress_reporter():
+    """Bars on a terminal, plain lines when stderr is piped."""
+    console = error_console()
+    return BarReporter(console) if console.is_terminal else LineReporter(console)
 
 
 def emit_report(report: dict, options: dict) -> None:

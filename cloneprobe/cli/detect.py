@@ -30,11 +30,11 @@ def detect_command(**options) -> None:
     """
     from ..pipeline import report_on_source
     from .checks import check_outputs
-    from .console import BarReporter, emit_report, error_console
+    from .console import emit_report, progress_reporter
 
     check_outputs(options)
     report = report_on_source(
-        sample_source(options), detection_settings(options), BarReporter(error_console()),
+        sample_source(options), detection_settings(options), progress_reporter(),
         execution_settings(options),
     )  # fmt: skip
     emit_report(report, options)

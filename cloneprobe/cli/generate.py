@@ -23,10 +23,10 @@ def generate_command(**options) -> None:
     """
     from ..pipeline import generate
     from ..safe_text import terminal_text
-    from .console import BarReporter, error_console, generation_table, output_console
+    from .console import generation_table, output_console, progress_reporter
 
     settings = generation_settings(options)
-    generated = generate(settings, BarReporter(error_console()))
+    generated = generate(settings, progress_reporter())
     output_console().print(generation_table(generated.summaries))
     output_console().print(terminal_text(f"store: {settings.store}"), highlight=False,
                            soft_wrap=True)  # fmt: skip

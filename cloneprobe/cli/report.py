@@ -31,7 +31,7 @@ def report_command(store_path, models, prompt_sets, benchmark_spec, **options) -
     from ..generation import SampleStore
     from ..pipeline import detect_and_report, select_samples
     from .checks import check_outputs
-    from .console import BarReporter, emit_report, error_console
+    from .console import emit_report, progress_reporter
 
     check_outputs(options)
     benchmark = load_benchmark(benchmark_spec)
@@ -39,6 +39,6 @@ def report_command(store_path, models, prompt_sets, benchmark_spec, **options) -
     with SampleStore(store_path, read_only=True) as store:
         samples = select_samples(store, list(models), list(prompt_sets))
         report = detect_and_report(
-            store, benchmark, detection, samples, BarReporter(error_console())
+            store, benchmark, detection, samples, progress_reporter()
         )
         emit_report(report, options)
