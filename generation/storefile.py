@@ -137,6 +137,10 @@ def _foreign(path: Path, tables: set[str]) -> GenerationError:
 def open_for_writing(path: Path) -> sqlite3.Connection:
     """Open (creating or migrating) a store for writing."""
     _check_file(path)
+    if not path.parent.is_dir():
+        raise GenerationError(
+            f"{path}: the folder {path.parent} does not exist; create it or give another --store"
+        )
     try:
         db = sqlite3.connect(path, timeout=30)
         version = store_version(db, path)

@@ -192,6 +192,8 @@ CASES = {
                                   "store.sqlite", "newer cloneprobe"),
     "newer store, writing": (lambda t: [*GEN, "--store", store_with(t, version=99)],
                              "store.sqlite", "newer cloneprobe"),
+    "store in a missing folder": (lambda t: [*GEN, "--store", t / "no" / "s.sqlite"],
+                                  "s.sqlite", "does not exist"),
     "store is a folder": (lambda t: [*GEN, "--store", t], "is a folder", "file path"),
     "store without matching samples": (lambda t: ["report", "--store", store_with(t)],
                                        "store.sqlite", "no samples"),

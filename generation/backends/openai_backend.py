@@ -65,8 +65,10 @@ class OpenAIBackend(Backend):
         asyncio.run(self._generate_all(requests, on_result))
 
     async def _generate_all(self, requests, on_result: OnResult) -> None:
+        base_url, query = _split_query(self.base_url)
         client = openai.AsyncOpenAI(
-            base_url=self.base_url,
+            base_url=base_url,
+            default_query=query or None,  # `?api-version=...&api_key=...`: sent with each request
             api_key=self.api_key or "not-needed",
             max_retries=0,
             timeout=self.timeout,
@@ -195,3 +197,14 @@ def _retry_after(error: openai.APIStatusError) -> float | None:
         return max(0.0, float(value)) if value is not None else None
     except ValueError:
         return None
+
+
+def _split_query(url: str | None) -> tuple[str | None, dict[str, str]]:
+    """The base URL without its query string, and the query's parameters (the SDK appends
+    paths to the base URL, so a query left in it would end up in the middle of the path)."""
+    if not url or "?" not in url:
+        return url, {}
+    from urllib.parse import parse_qsl
+
+    base, _, query = url.partition("?")
+    return base, dict(parse_qsl(query, keep_blank_values=True))
