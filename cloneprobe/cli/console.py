@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -95,7 +96,8 @@ class BarReporter:
 
 
 class _LineTask:
-    """Progress as plain lines: at the start, at most every `every` seconds, and at the end."""
+    """Progress as plain lines: at the start, every `every` seconds (also while nothing
+    finishes, e.g. a local model's batch), and at the end."""
 
     def __init__(self, console: Console, description: str, total: int, completed: int,
                  every: float) -> None:  # fmt: skip
@@ -103,6 +105,17 @@ class _LineTask:
         self.completed, self.failed, self.made, self.every = completed, 0, 0, every
         self.started = self.last = time.monotonic()
         self.say("started")
+        self.stopped = threading.Event()
+        self.ticker = threading.Thread(target=self._tick, daemon=True)
+        self.ticker.start()
+
+    def _tick(self) -> None:
+        while not self.stopped.wait(self.every):
+            self._maybe_say()
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.ticker.join()
 
     def say(self, state: str) -> None:
         elapsed = time.monotonic() - self.started
@@ -140,7 +153,10 @@ class LineReporter:
     @contextmanager
     def task(self, description: str, total: int, completed: int = 0) -> Iterator[_LineTask]:
         line = _LineTask(self.console, description, total, completed, self.every)
-        yield line
+        try:
+            yield line
+        finally:
+            line.stop()
         line.say("finished")
 
     @contextmanager
