@@ -127,6 +127,11 @@ def _generate(settings, reporter, benchmark, prompt_sets, temperatures, task_ids
                 seed=settings.seed,
             )
             plan = Plan(prompt_sets, benchmark, temperatures, settings.n, sampling, task_ids)
+            if not plan.total:
+                raise GenerationError(
+                    f"the plan holds no samples: prompt sets {settings.prompts!r} have no prompt "
+                    "for the selected tasks; check --prompts and --tasks/--limit"
+                )
             keys.append(sampling.key)
             with reporter.task(spec.label, plan.total) as bar:
 

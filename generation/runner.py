@@ -200,6 +200,7 @@ def _samples(
         pending.indices, result.texts, result.finish_reasons, tokens, strict=False
     ):
         stops = settings.stop if settings.mode == "completion" else ()
+        text = text.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate: stored as ?
         understood = understand(text, pending.prompt, pending.entry_point, stops)
         rows.append(
             StoredSample(

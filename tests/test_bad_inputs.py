@@ -113,6 +113,8 @@ CASES = {
                           "b.json", "list (per task) of lists"),
     "no model or temperature": (lambda t: ["detect", jsonl(t / "v.jsonl", GOOD), "--store",
                                 t / "s.sqlite"], "v.jsonl:1", "give --model and --temperature"),
+    "a path that is markup": (lambda t: detect(t / "a[/x][red]\x1b[31m.jsonl", t),
+                              "a[/x][red]\\x1b", "no such"),
     "import of a missing file": (lambda t: ["import", t / "gone.jsonl", "--model", "m",
                                  "--temperature", "0.2", "--store", t / "s.sqlite"], "gone.jsonl",
                                  "no such"),
@@ -255,3 +257,13 @@ def test_samples_of_tasks_the_benchmark_lacks_are_counted_not_silently_judged(tm
     result = run("report", "--store", store, "--benchmark", benchmark(tmp_path))
     assert result.exit_code == 2
     assert "task not in bench" in result.stderr
+
+
+@pytest.mark.slow
+def test_an_audit_against_an_unreachable_server_exits_non_zero(tmp_path):
+    result = run("audit", "--model", "openai:m", "--base-url", "http://127.0.0.1:9/v1",
+                 "--limit", "1", "-n", "1", "--prompts", "original", "--timeout", "2",
+                 "--store", tmp_path / "s.sqlite")  # fmt: skip
+    assert result.exit_code == 2
+    (line,) = [x for x in result.stderr.splitlines() if x.startswith("error:")]
+    assert "all 1 requested samples failed" in line and "--base-url" in line
