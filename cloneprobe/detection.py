@@ -27,6 +27,7 @@ from .clones import (
     get_language,
     rank_of,
 )
+from .generation.storefile import rows_with_current_inputs
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS detections (
@@ -248,20 +249,13 @@ class DetectionStore:
         """Stored verdicts of these samples reached on these inputs (sample id -> key)."""
         if not self.usable or not keys:
             return {}
-        found, ids = {}, list(keys)
-        for start in range(0, len(ids), 500):
-            part = ids[start : start + 500]
-            cursor = self.db.execute(
-                "SELECT sample_id, clone_type, similarity, trivial_type, pairs, inputs_key "
-                f"FROM detections WHERE detector_key = ? AND sample_id IN "
-                f"({', '.join('?' for _ in part)})",
-                [detector_key, *part],
-            )
-            for row in cursor:
-                if row[5] == keys[row[0]]:
-                    found[row[0]] = Verdict(row[0], row[1], row[2], row[3],
-                                            tuple(json.loads(row[4])))  # fmt: skip
-        return found
+        rows = rows_with_current_inputs(
+            self.db,
+            "SELECT sample_id, clone_type, similarity, trivial_type, pairs, inputs_key FROM "
+            "detections WHERE detector_key = ? AND sample_id IN ({ids})",
+            keys, (detector_key,),
+        )  # fmt: skip
+        return {row[0]: Verdict(*row[:4], tuple(json.loads(row[4]))) for row in rows}
 
     def add(self, detector_key: str, verdicts: Iterable[Verdict], keys: dict[int, str]) -> None:
         if self.read_only:

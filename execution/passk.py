@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from ..benchmarks import Benchmark
+from ..generation.storefile import rows_with_current_inputs
 from .sandbox import Limits, Sandbox
 
 SCHEMA = """
@@ -75,17 +76,13 @@ class ExecutionStore:
         """The stored results of these samples obtained with these inputs (sample id -> key)."""
         if not self.usable or not keys:
             return {}
-        found, ids = {}, list(keys)
-        for start in range(0, len(ids), 500):
-            part = ids[start : start + 500]
-            cursor = self.db.execute(
-                "SELECT sample_id, passed, reason, seconds, inputs_key FROM executions "
-                f"WHERE sample_id IN ({', '.join('?' for _ in part)})", part,
-            )  # fmt: skip
-            for row in cursor:
-                if row[4] == keys[row[0]]:
-                    found[row[0]] = Execution(row[0], bool(row[1]), *row[2:])
-        return found
+        rows = rows_with_current_inputs(
+            self.db,
+            "SELECT sample_id, passed, reason, seconds, inputs_key FROM executions "
+            "WHERE sample_id IN ({ids})",
+            keys,
+        )
+        return {row[0]: Execution(row[0], bool(row[1]), *row[2:]) for row in rows}
 
     def add(self, results: Iterable[Execution]) -> None:
         if self.read_only:
