@@ -4,7 +4,6 @@ host (a reused pid has another start time), else a heartbeat that is recent enou
 from __future__ import annotations
 
 import os
-import socket
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +31,13 @@ class Owner:
 
     @classmethod
     def this_process(cls) -> Owner:
-        return cls(os.getpid(), process_start(os.getpid()), socket.gethostname())
+        return cls(os.getpid(), process_start(os.getpid()), host_name())
+
+
+def host_name() -> str:
+    import socket  # here: the CLI imports this module at start-up
+
+    return socket.gethostname()
 
 
 def is_alive(pid: int | None, started: str | None, host: str | None,
@@ -40,7 +45,7 @@ def is_alive(pid: int | None, started: str | None, host: str | None,
     """Whether a run's owner still runs (a run without an owner, from an older store, is not)."""
     if pid is None:
         return False
-    if host == socket.gethostname():
+    if host == host_name():
         if Path("/proc/self/stat").exists():
             return started is not None and process_start(pid) == started
         try:
