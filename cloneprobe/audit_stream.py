@@ -21,7 +21,7 @@ from .execution import ExecutionStore, execution_key
 from .generation import SampleStore, StoredSample
 from .reports import ReportBuilder
 
-CHUNK = 2000
+CHUNK = 500
 """Samples judged at once (at most; a chunk never spans two tasks or groups)."""
 
 

@@ -7,14 +7,14 @@ variable (1 in 10), or are another task's canonical (the rest). Then `cloneprobe
 --report DIR` runs in a child process; its wall time and peak RSS (getrusage of the child) are
 printed, with the report's sizes.
 
-    python perf/audit_scale.py                       # 20,000 and 200,000 samples
+    python perf/audit_scale.py                       # 100,000 and 200,000 samples
     python perf/audit_scale.py --sizes 5000 20000    # quicker
 """
 
 from __future__ import annotations
 
 import argparse
-import resource
+import os
 import subprocess
 import sys
 import tempfile
@@ -57,20 +57,24 @@ def build_store(path: Path, samples: int) -> float:
 def audit(path: Path, report: Path) -> tuple[float, float, str]:
     """`cloneprobe detect` on the store in a child process: (seconds, peak RSS MB, stderr)."""
     started = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, "-m", "cloneprobe", "detect", str(path), "--report", str(report)],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    seconds = time.monotonic() - started
-    if done.returncode != 0:
-        raise SystemExit(f"detect failed: {done.stderr[-2000:]}")
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the largest child
-    return seconds, peak, done.stderr
+    with tempfile.TemporaryFile("w+") as errors:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "cloneprobe", "detect", str(path), "--report", str(report)],
+            stdout=subprocess.DEVNULL, stderr=errors, text=True,
+        )  # fmt: skip
+        _, status, usage = os.wait4(child.pid, 0)  # this child's own resource usage
+        child.returncode = os.waitstatus_to_exitcode(status)
+        seconds = time.monotonic() - started
+        errors.seek(0)
+        stderr = errors.read()
+    if child.returncode != 0:
+        raise SystemExit(f"detect failed: {stderr[-2000:]}")
+    return seconds, usage.ru_maxrss / 1024, stderr
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[20_000, 200_000])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 200_000])
     args = parser.parse_args()
     rows = []
     for size in sorted(args.sizes):
@@ -82,8 +86,8 @@ def main() -> None:
             progress_lines = sum(1 for line in stderr.splitlines() if "detecting:" in line)
             rows.append((size, built, seconds, peak, sizes, progress_lines))
             print(f"{size:,} samples: store built in {built:.1f} s; detect+report "
-                  f"{seconds:.1f} s ({size / seconds:,.0f} samples/s), peak RSS {peak:,.0f} MB "
-                  f"(maximum over children so far); report.html {sizes['report.html']:.1f} MB, "
+                  f"{seconds:.1f} s ({size / seconds:,.0f} samples/s), peak RSS {peak:,.0f} MB; "
+                  f"report.html {sizes['report.html']:.1f} MB, "
                   f"report.json {sizes['report.json']:.1f} MB, evidence.jsonl "
                   f"{sizes['evidence.jsonl']:.1f} MB; {progress_lines} progress lines",
                   flush=True)  # fmt: skip
