@@ -120,7 +120,7 @@ class _LineTask:
     def say(self, state: str) -> None:
         elapsed = time.monotonic() - self.started
         made = self.made or max(self.completed, 0)
-        rate = f", {made / elapsed:.1f}/s" if made and elapsed > 0 else ""
+        rate = f", {made / elapsed:.3g}/s" if made and elapsed > 0 else ""
         failed = f", {self.failed} failed" if self.failed else ""
         self.console.print(
             terminal_text(f"{self.description}: {self.completed}/{self.total} {state} "
