@@ -10,16 +10,14 @@ from .aggregate import Groups
 from .benchmarks import Benchmark
 from .detection import (
     MAX_PROGRAM_BYTES,
-    CanonicalFragments,
     DetectionSettings,
     DetectionStore,
     SampleProgram,
     judge,
     too_large,
 )
-from .execution import ExecutionStore, execution_key
+from .execution import ExecutionStore, task_execution_key
 from .generation import SampleStore, StoredSample
-from .reports import ReportBuilder
 
 CHUNK = 500
 """Samples judged at once (at most; a chunk never spans two tasks or groups)."""
@@ -46,16 +44,17 @@ def audit_stream(
     benchmark: Benchmark,
     settings: DetectionSettings,
     samples: Iterable[StoredSample],
+    builder,
     progress: Callable[[int], None] | None = None,
-    evidence: bool = True,
 ) -> dict:
     """Judge, aggregate and report the samples, with the pass/fail results stored for the
     same programs and tests. Samples of tasks the benchmark lacks, and samples over the size
-    cap, are left out and counted under `skipped`."""
-    canonicals = CanonicalFragments(benchmark)
+    cap, are left out and counted under `skipped`. `builder` (a `reports.ReportBuilder`) takes
+    each judged sample and makes the report."""
+    canonicals = builder.canonicals
     detections = DetectionStore(store.db, read_only=store.read_only)
     executions = ExecutionStore(store.db, read_only=store.read_only)
-    groups, builder, run_ids = Groups(), ReportBuilder(settings, canonicals, evidence), set()
+    groups, run_ids = Groups(), set()
     for chunk in task_chunks(samples):
         task = benchmark.get(chunk[0].task_id)
         programs = [SampleProgram(s.id, s.task_id, s.program or "", s.prompt_set)  # type: ignore[arg-type]
@@ -68,8 +67,7 @@ def audit_stream(
                 builder.skipped[f"over the {MAX_PROGRAM_BYTES:,} byte size cap"] += len(big)
             verdicts = judge(detections, canonicals, settings,
                              [p for p in programs if p.sample_id not in big])  # fmt: skip
-            keys = {p.sample_id: execution_key(p.program, task.test, task.entry_point)
-                    for p in programs}  # fmt: skip
+            keys = {p.sample_id: task_execution_key(p.program, task) for p in programs}
             results = executions.matching(keys)
             for sample in chunk:
                 verdict = verdicts.get(sample.id)  # type: ignore[arg-type]

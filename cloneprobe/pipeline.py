@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from .audit_stream import audit_stream
 from .benchmarks import Benchmark, load_benchmark, load_prompt_set, load_prompt_sets, select_tasks
-from .detection import DetectionSettings
+from .detection import CanonicalFragments, DetectionSettings
 from .execution import execute_samples
 from .generation import (
     HUMANEVAL_STOPS,
@@ -34,7 +34,8 @@ from .generation import (
     parse_model_spec,
     run_plan,
 )
-from .generation.redact import RedactingFilter, Redactor, redact_url, url_secrets
+from .generation.secrets import RedactingFilter, Redactor, redact_url, url_secrets
+from .reports import ReportBuilder
 from .selection import SampleSelection
 from .settings import ExecutionSettings, GenerationSettings, SampleSource
 
@@ -294,7 +295,8 @@ def detect_and_report(
     if execution is not None:
         execute(store, benchmark, samples, execution, reporter, required_execution)
     with reporter.task("detecting", total) as bar:
-        report = audit_stream(store, benchmark, settings, samples, progress=bar.advance)
+        builder = ReportBuilder(settings, CanonicalFragments(benchmark))
+        report = audit_stream(store, benchmark, settings, samples, builder, progress=bar.advance)
     if not report["groups"]:
         reasons = ", ".join(f"{n} {why}" for why, n in report["skipped"].items())
         raise GenerationError(

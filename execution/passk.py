@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from ..benchmarks import Benchmark
-from ..generation.storefile import rows_with_current_inputs
+from .inputs_cache import rows_with_current_inputs
 from .sandbox import Limits, Sandbox
 
 SCHEMA = """
@@ -19,6 +19,7 @@ CREATE TABLE IF NOT EXISTS executions (
     passed INTEGER NOT NULL,
     reason TEXT NOT NULL,
     seconds REAL,
+    isolation TEXT,
     inputs_key TEXT
 );
 """
@@ -31,21 +32,20 @@ class Execution:
     passed: bool
     reason: str
     seconds: float
+    isolation: str | None = None
+    """Which isolation the sample ran under ("namespaces" or "guard"; None in stores written
+    before it was recorded)."""
     inputs_key: str | None = None
-    """Hash of the program, the tests and the entry point the result was obtained with."""
+    """Hash of the program, the tests, the entry point and the prelude the result was
+    obtained with (None in stores written before it was recorded: such results are redone)."""
 
 
-def execution_key(program: str, test: str, entry_point: str) -> str:
+def execution_key(program: str, test: str, entry_point: str, prelude: str = "") -> str:
     """What decides a result: the sample's program and its task's tests (content hashes)."""
     digest = hashlib.sha256()
-    for part in (program, test, entry_point):
+    for part in (program, test, entry_point, prelude):
         digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
     return digest.hexdigest()[:24]
-
-
-def program_with_tests(program: str, test: str, entry_point: str) -> str:
-    """The program a sample is judged by: its code, the task's tests, and the call to them."""
-    return f"{program}\n\n{test}\n\ncheck({entry_point})\n"
 
 
 class ExecutionStore:
@@ -56,11 +56,12 @@ class ExecutionStore:
     def __init__(self, db: sqlite3.Connection, read_only: bool = False) -> None:
         self.db, self.read_only = db, read_only
         columns = {row[1] for row in db.execute("PRAGMA table_info(executions)")}
-        self.usable = "inputs_key" in columns
+        self.usable = {"isolation", "inputs_key"} <= columns
         if not read_only:
-            if columns and not self.usable:  # older store: results without their inputs
-                with db:
-                    db.execute("ALTER TABLE executions ADD COLUMN inputs_key TEXT")
+            with db:
+                for column in ("isolation", "inputs_key"):  # a store from before they were kept
+                    if columns and column not in columns:
+                        db.execute(f"ALTER TABLE executions ADD COLUMN {column} TEXT")
             db.executescript(SCHEMA)
             self.usable = True
 
@@ -68,7 +69,7 @@ class ExecutionStore:
         if not self.usable:
             return {}
         cursor = self.db.execute(
-            "SELECT sample_id, passed, reason, seconds, inputs_key FROM executions"
+            "SELECT sample_id, passed, reason, seconds, isolation, inputs_key FROM executions"
         )
         return {row[0]: Execution(row[0], bool(row[1]), *row[2:]) for row in cursor}
 
@@ -78,19 +79,29 @@ class ExecutionStore:
             return {}
         rows = rows_with_current_inputs(
             self.db,
-            "SELECT sample_id, passed, reason, seconds, inputs_key FROM executions "
+            "SELECT sample_id, passed, reason, seconds, isolation, inputs_key FROM executions "
             "WHERE sample_id IN ({ids})",
             keys,
         )
         return {row[0]: Execution(row[0], bool(row[1]), *row[2:]) for row in rows}
+
+    def isolations(self) -> dict[str, int]:
+        """How many stored executions ran under each isolation ("unknown" for old rows)."""
+        if not self.usable:
+            return {}
+        cursor = self.db.execute(
+            "SELECT COALESCE(isolation, 'unknown'), COUNT(*) FROM executions GROUP BY 1"
+        )
+        return dict(cursor.fetchall())
 
     def add(self, results: Iterable[Execution]) -> None:
         if self.read_only:
             return
         with self.db:
             self.db.executemany(
-                "INSERT OR REPLACE INTO executions VALUES (?, ?, ?, ?, ?)",
-                [(r.sample_id, int(r.passed), r.reason, r.seconds, r.inputs_key)
+                "INSERT OR REPLACE INTO executions (sample_id, passed, reason, seconds, "
+                "isolation, inputs_key) VALUES (?, ?, ?, ?, ?, ?)",
+                [(r.sample_id, int(r.passed), r.reason, r.seconds, r.isolation, r.inputs_key)
                  for r in results],
             )  # fmt: skip
 
@@ -112,7 +123,7 @@ def execute_samples(
         if task is None or not task.test or task.language != "python":
             skipped += 1  # no Python tests: left out of pass@k rather than counted as failed
             continue
-        keys[sample[0]] = execution_key(sample[2], task.test, task.entry_point)
+        keys[sample[0]] = task_execution_key(sample[2], task)
         runnable.append((sample, task))
     done = store.matching(keys)
     skipped += sum(1 for (sample, _) in runnable if sample[0] in done)
@@ -123,8 +134,9 @@ def execute_samples(
 
     def run(item) -> Execution:
         (sample_id, _, program), task = item
-        result = sandbox.run(program_with_tests(program, task.test, task.entry_point))
-        return Execution(sample_id, result.ok, result.reason, result.seconds, keys[sample_id])
+        result = sandbox.run(program, task.test, task.entry_point, prelude=task.prompt)
+        return Execution(sample_id, result.ok, result.reason, result.seconds, result.isolation,
+                         keys[sample_id])  # fmt: skip
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         for execution in pool.map(run, runnable):
@@ -132,6 +144,12 @@ def execute_samples(
             if progress:
                 progress(1)
     return len(runnable)
+
+
+def task_execution_key(program: str, task) -> str:
+    """The inputs key of running `program` against `task`'s tests (with its prompt as the
+    prelude the sandbox runs first)."""
+    return execution_key(program, task.test, task.entry_point, task.prompt)
 
 
 def pass_at_k(per_task: dict[str, tuple[int, int]], ks: Iterable[int] = KS) -> dict[str, float]:

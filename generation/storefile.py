@@ -9,7 +9,6 @@ SQLite file from another tool is never touched. `report` and `export` open a sto
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 from .errors import GenerationError
@@ -215,18 +214,3 @@ def open_read_only(path: Path) -> tuple[sqlite3.Connection, int]:
         except sqlite3.DatabaseError as failure:  # WAL on a read-only folder: immutable
             error = failure
     raise GenerationError(f"{path}: cannot read the store ({error}); check the path") from None
-
-
-def rows_with_current_inputs(
-    db: sqlite3.Connection, query: str, keys: dict[int, str], params: tuple = ()
-) -> Iterator[tuple]:
-    """Rows of a cache table for these sample ids whose last column (the inputs key) is the
-    sample's current one (sample id -> key). `query` selects `sample_id` first, the inputs key
-    last, and ends with `sample_id IN ({ids})`; ids go in batches under SQLite's limit."""
-    ids = list(keys)
-    for start in range(0, len(ids), 500):
-        part = ids[start : start + 500]
-        marks = ", ".join("?" for _ in part)
-        for row in db.execute(query.format(ids=marks), [*params, *part]):
-            if row[-1] == keys[row[0]]:
-                yield row

@@ -131,7 +131,7 @@ def test_pass_fail_results_count_only_for_the_program_and_tests_they_were_run_on
     with SampleStore(tmp_path / "s.sqlite") as store:
         executions = ExecutionStore(store.db)
         run_on = execution_key("def add(a, b): return a + b", "assert add(1, 2) == 3", "add")
-        executions.add([Execution(7, True, "passed", 0.1, run_on)])
+        executions.add([Execution(7, True, "passed", 0.1, "namespaces", run_on)])
         assert executions.matching({7: run_on})[7].passed
         other_tests = execution_key("def add(a, b): return a + b", "assert add(1, 1) == 3", "add")
         assert executions.matching({7: other_tests}) == {}

@@ -31,7 +31,6 @@ from ..aggregate import Group, compare_prompt_sets, prompt_label
 from ..clones import FragmentExtractor, SourceFile, rank_of, type_named
 from ..clones.normalize import compared_lines
 from ..detection import CanonicalFragments, DetectionSettings, Verdict
-from ..generation import StoredSample
 from .spool import RowSpool
 
 SCHEMA_VERSION = "cloneprobe.audit/1"
@@ -54,7 +53,8 @@ class ReportBuilder:
         self.shown_per_task: Counter = Counter()
         self.skipped: Counter = Counter()
 
-    def add(self, group: Group, sample: StoredSample, verdict: Verdict, execution=None) -> None:
+    def add(self, group: Group, sample, verdict: Verdict, execution=None) -> None:
+        """One judged sample (a stored sample: model, task_id, sample_index, program ...)."""
         rank = rank_of(verdict.clone_type)
         self.samples.append(
             {
@@ -104,20 +104,24 @@ def _execution(result) -> dict:
 
 
 def _evidence(canonicals, settings, sample, pair: dict) -> dict:
+    layout = settings.config.profile.layout
     canonical = next(
         (
             f
-            for f in canonicals.of(pair["canonical_task"])
+            for f in canonicals.of(pair["canonical_task"], layout)
             if [f.start_line, f.end_line] == pair["canonical_lines"]
         ),
         None,
     )
     task = canonicals.benchmark.get(sample.task_id)
-    extractor: FragmentExtractor = canonicals.extractor(task.language if task else "python")
+    language = task.language if task else "python"
+    extractor: FragmentExtractor = canonicals.extractor(language, layout)
     fragment = next(
         (
             f
-            for f in extractor.extract(SourceFile("sample", sample.program or ""))
+            for f in extractor.extract(
+                SourceFile("sample", settings.sample_text(sample.program or "", language))
+            )
             if [f.start_line, f.end_line] == pair["sample_lines"]
         ),
         None,

@@ -9,6 +9,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..aggregate import TYPES
 from ..safe_text import csv_cell, latex_text, markdown_text
 from .html import render_html
 from .spool import RowSpool, json_chunks
@@ -128,7 +129,7 @@ def render_latex(report: dict) -> str:
         cells = []
         for label in labels:
             group = by_label.get(label)
-            cells += [str(group["tasks_with_clone"][t]) for t in "123"] if group else ["--"] * 3
+            cells += [str(group["tasks_with_clone"][t]) for t in TYPES] if group else ["--"] * 3
         lines.append(f"{name} & " + " & ".join(cells) + r" \\")
     lines += [r"\hline", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import openai
 
 from ..errors import GenerationError
-from ..redact import redact_url
+from ..secrets import redact_url
 from .base import Backend, GenerationRequest, GenerationResult, OnResult
 
 log = logging.getLogger(__name__)
