@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from .execution.passk import pass_at_k
@@ -45,49 +46,63 @@ def permutation_p_value(
     return (extreme + 1) / (permutations + 1)
 
 
-def _side(tasks: dict[str, list[dict]]) -> dict:
-    executed = {t: [s for s in samples if "passed" in s] for t, samples in tasks.items()}
-    per_task_pass = {t: (len(s), sum(x["passed"] for x in s)) for t, s in executed.items() if s}
-    samples = [s for group in tasks.values() for s in group]
-    cloned = [s for s in samples if s.get("clone_type")]
+@dataclass
+class TaskCounts:
+    """One task's samples as the split needs them (counts only: a store may be large)."""
+
+    samples: int = 0
+    executed: int = 0
+    passed: int = 0
+    cloned: int = 0
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passed / self.executed if self.executed else None
+
+    @property
+    def clone_rate(self) -> float | None:
+        return self.cloned / self.samples if self.samples else None
+
+
+def _side(tasks: dict[str, TaskCounts]) -> dict:
+    samples = sum(t.samples for t in tasks.values())
+    per_task_pass = {k: (t.executed, t.passed) for k, t in tasks.items() if t.executed}
     return {
         "tasks": len(tasks),
-        "samples": len(samples),
-        "clone_rate": round(len(cloned) / len(samples), 4) if samples else None,
-        "tasks_with_clones": sum(any(s.get("clone_type") for s in g) for g in tasks.values()),
+        "samples": samples,
+        "clone_rate": round(sum(t.cloned for t in tasks.values()) / samples, 4)
+        if samples else None,
+        "tasks_with_clones": sum(t.cloned > 0 for t in tasks.values()),
         **pass_at_k(per_task_pass),
-    }
+    }  # fmt: skip
 
 
 def split_by_contamination(report: dict, found: set[str], scan_path: str = "") -> dict:
     """Per model x temperature x prompt set: the found and not-found sides, their
     difference, and the permutation test over tasks (pass@1 and the clone rate)."""
-    groups: dict[tuple, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
+    groups: dict[tuple, dict[str, TaskCounts]] = defaultdict(lambda: defaultdict(TaskCounts))
     for sample in report.get("samples", []):
         key = (sample["model"], sample["temperature"], sample["prompt_set"])
-        groups[key][sample["task_id"]].append(sample)
+        counts = groups[key][sample["task_id"]]
+        counts.samples += 1
+        counts.cloned += bool(sample.get("clone_type"))
+        if "passed" in sample:
+            counts.executed += 1
+            counts.passed += bool(sample["passed"])
     rows = []
     for (model, temperature, prompt_set), tasks in sorted(groups.items(), key=str):
-        inside = {t: s for t, s in tasks.items() if t in found}
-        outside = {t: s for t, s in tasks.items() if t not in found}
+        inside = {t: c for t, c in tasks.items() if t in found}
+        outside = {t: c for t, c in tasks.items() if t not in found}
         row = {"model": model, "temperature": temperature, "prompt_set": prompt_set,
                "found": _side(inside), "not_found": _side(outside)}  # fmt: skip
-        for name, value in (("pass@1", _pass_rate), ("clone_rate", _clone_rate)):
-            a = [v for s in inside.values() if (v := value(s)) is not None]
-            b = [v for s in outside.values() if (v := value(s)) is not None]
+        for name in ("pass_rate", "clone_rate"):
+            a = [v for c in inside.values() if (v := getattr(c, name)) is not None]
+            b = [v for c in outside.values() if (v := getattr(c, name)) is not None]
+            label = "pass@1" if name == "pass_rate" else name
             if a and b:
-                row[f"{name}_difference"] = round(sum(a) / len(a) - sum(b) / len(b), 4)
-                row[f"{name}_p_value"] = round(permutation_p_value(a, b), 4)
+                row[f"{label}_difference"] = round(sum(a) / len(a) - sum(b) / len(b), 4)
+                row[f"{label}_p_value"] = round(permutation_p_value(a, b), 4)
         rows.append(row)
     return {"scan": scan_path, "found_tasks": sorted(found), "groups": rows,
             "test": f"two-sided permutation test over tasks ({PERMUTATIONS} relabellings)",
             }  # fmt: skip
-
-
-def _pass_rate(samples: list[dict]) -> float | None:
-    executed = [s["passed"] for s in samples if "passed" in s]
-    return sum(executed) / len(executed) if executed else None
-
-
-def _clone_rate(samples: list[dict]) -> float | None:
-    return sum(bool(s.get("clone_type")) for s in samples) / len(samples) if samples else None

@@ -120,6 +120,8 @@ class TransformersBackend(Backend):
             finish_reasons=[reason for _, reason, _, _ in outs],
             prompt_tokens=sum(p for _, _, p, _ in outs),
             completion_tokens=sum(c for _, _, _, c in outs),
+            text_tokens=[c for _, _, _, c in outs],  # each sequence's own count: exact
+            prompt_tokens_each=outs[0][2],
             latency=time.monotonic() - started,
         )
 
@@ -129,7 +131,10 @@ class TransformersBackend(Backend):
         if first.seed is not None:
             torch.manual_seed(first.seed + seed_offset)
         prompts = [self.render_prompt(r) for r in requests]
-        encoded = tokenizer(prompts, return_tensors="pt", padding=True)
+        # causal models take ids and mask only (some tokenizers add token_type_ids)
+        encoded = tokenizer(
+            prompts, return_tensors="pt", padding=True, return_token_type_ids=False
+        )
         sampling = first.temperature > 0
         options = {
             "max_new_tokens": first.max_new_tokens,
