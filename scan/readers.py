@@ -204,8 +204,10 @@ def strict_adapter(reader, data: dict, path: str, id_in_file):
     """datatrove adapter: like the default one, but a record without the text field is an
     error naming the shard, not a silently skipped document."""
     if reader.text_key not in data:
+        folder = getattr(reader, "data_folder", None)
+        where = folder.resolve_paths(path) if folder is not None else path
         raise ScanError(
-            f"{path}: record {id_in_file} has no {reader.text_key!r} field (fields: "
+            f"{where}: record {id_in_file} has no {reader.text_key!r} field (fields: "
             f"{', '.join(sorted(data))}); name the text field with --text-field"
         )
     metadata = {k: v for k, v in data.items() if k not in (reader.text_key, reader.id_key)}

@@ -45,7 +45,7 @@ def test_missing_text_field_in_a_later_record_stops_the_worker_with_the_file(tmp
     lines = [{"id": 1, "text": "x = 1"}, {"id": 2, "body": "y = 2"}]
     (folder / "b.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
     result = run(folder, "--output", tmp_path / "out")
-    assert_one_error_line(result, "b.jsonl", "record 1", "'text'")
+    assert_one_error_line(result, str(folder / "b.jsonl"), "record 1", "'text'")
 
 
 def test_unreadable_compressed_shard(tmp_path):
