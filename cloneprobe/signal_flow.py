@@ -58,15 +58,22 @@ class TaskSignals:
     rows); "reference": over the reference model (when one is given)."""
 
 
-def comparable_code(code: str) -> str:
-    """Code without docstrings or comments, in one layout (ast.unparse) when it parses."""
+def comparable_code(code: str, entry_point: str | None = None) -> str:
+    """Code without docstrings or comments, in one layout (ast.unparse) when it parses; with
+    `entry_point`, only that function when the code defines it (imports and helpers the
+    prompt brought are not the answer)."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
         return strip_comments(code)
     for holder in docstring_holders(tree):
         holder.body = holder.body[1:] or [ast.Pass()]
-    return ast.unparse(tree) + "\n"
+    functions = [
+        node
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == entry_point
+    ]
+    return ast.unparse(functions[-1] if functions else tree) + "\n"
 
 
 @dataclass(frozen=True)
@@ -126,9 +133,11 @@ def compute_signals(
                 task_id=task_id,
                 prompt=prompt,
                 canonical=task.canonical_solution,
-                canonical_function=comparable_code(canonical_source(task)),
-                samples=tuple(comparable_code(s.program or "") for s in group_samples),
-                greedy=tuple(comparable_code(p) for p in greedy_programs),
+                canonical_function=comparable_code(canonical_source(task), task.entry_point),
+                samples=tuple(
+                    comparable_code(s.program or "", task.entry_point) for s in group_samples
+                ),
+                greedy=tuple(comparable_code(p, task.entry_point) for p in greedy_programs),
                 temperature=group.temperature,
                 mode=mode,  # type: ignore[arg-type]
                 user_message=chat_message(prompt) if mode == "chat" else "",

@@ -72,7 +72,7 @@ class OpenAIScorer:
         failures = []
         for method in ("echo", "prompt_logprobs"):
             try:
-                scored = self._score_text(PROBE, 0, method)
+                scored = self._score_text(PROBE, PROBE.index("\n") + 1, method)
             except openai.APIStatusError as error:
                 failures.append(f"{method}: HTTP {error.status_code} {_message(error)}")
                 continue
