@@ -44,7 +44,7 @@ def fill(store: SampleStore, n: int = 4) -> None:
                             sample_index=index,
                             mode="completion",
                             program=program(task_id, index if temperature else 0),
-                        )  # fmt: skip
+                        )
                     )
     store.add(rows)
 
