@@ -85,6 +85,29 @@ class _Group:
     temperature: float
 
 
+def group_samples(
+    samples: Sequence[StoredSample], prompt_sets: Sequence[PromptSet], benchmark: Benchmark
+) -> dict[_Group, dict[str, list[StoredSample]]]:
+    """Samples per group and task, for the tasks the prompt sets and benchmark know."""
+    known = {(p.name, q.variant, q.task_id) for p in prompt_sets for q in p.prompts}
+    groups: dict[_Group, dict[str, list[StoredSample]]] = defaultdict(lambda: defaultdict(list))
+    for sample in samples:
+        if (sample.prompt_set, sample.variant, sample.task_id) in known and benchmark.get(
+            sample.task_id
+        ):
+            group = _Group(sample.model, sample.settings_key, sample.prompt_set,
+                           sample.variant, sample.temperature)  # fmt: skip
+            groups[group][sample.task_id].append(sample)
+    return groups
+
+
+def count_rows(
+    samples: Sequence[StoredSample], prompt_sets: Sequence[PromptSet], benchmark: Benchmark
+) -> int:
+    """How many rows `compute_signals` gives for these samples."""
+    return sum(len(tasks) for tasks in group_samples(samples, prompt_sets, benchmark).values())
+
+
 def compute_signals(
     store: SampleStore,
     benchmark: Benchmark,
@@ -102,13 +125,7 @@ def compute_signals(
     if samples is None:
         samples = list(store.samples(list(models) or None, [p.name for p in prompt_sets] or None))
     prompts = {(p.name, q.variant, q.task_id): q.text for p in prompt_sets for q in p.prompts}
-    groups: dict[_Group, dict[str, list[StoredSample]]] = defaultdict(lambda: defaultdict(list))
-    for sample in samples:
-        known = (sample.prompt_set, sample.variant, sample.task_id) in prompts
-        if known and benchmark.get(sample.task_id) is not None:
-            group = _Group(sample.model, sample.settings_key, sample.prompt_set,
-                           sample.variant, sample.temperature)  # fmt: skip
-            groups[group][sample.task_id].append(sample)
+    groups = group_samples(samples, prompt_sets, benchmark)
     greedy = {
         (g.model, g.settings_key, g.prompt_set, g.variant, task): [s.program or "" for s in ss]
         for g, tasks in groups.items()
@@ -123,8 +140,8 @@ def compute_signals(
         for task_id in sorted(tasks):
             task = benchmark.get(task_id)
             assert task is not None
-            group_samples = tasks[task_id]
-            mode = group_samples[0].mode or "completion"
+            members = tasks[task_id]
+            mode = members[0].mode or "completion"
             prompt = prompts[(group.prompt_set, group.variant, task_id)]
             greedy_programs = greedy.get(
                 (group.model, group.settings_key, group.prompt_set, group.variant, task_id), []
@@ -134,9 +151,7 @@ def compute_signals(
                 prompt=prompt,
                 canonical=task.canonical_solution,
                 canonical_function=comparable_code(canonical_source(task), task.entry_point),
-                samples=tuple(
-                    comparable_code(s.program or "", task.entry_point) for s in group_samples
-                ),
+                samples=tuple(comparable_code(s.program or "", task.entry_point) for s in members),
                 greedy=tuple(comparable_code(p, task.entry_point) for p in greedy_programs),
                 temperature=group.temperature,
                 mode=mode,  # type: ignore[arg-type]
@@ -144,7 +159,7 @@ def compute_signals(
             )
             row = TaskSignals(
                 group.model, group.settings_key, group.temperature, group.prompt_set,
-                group.variant, task_id, mode, len(group_samples),
+                group.variant, task_id, mode, len(members),
             )  # fmt: skip
             rows.append(row)
             for signal in signals:

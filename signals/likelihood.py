@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .base import ScoredText, SignalScore, TaskInputs, TokenLogProbs, Unscored
 
@@ -93,27 +93,31 @@ class LikelihoodSignal:
         raise NotImplementedError
 
     def score_tasks(self, tasks: Sequence[TaskInputs]) -> list[SignalScore]:
-        return [
-            self._score(task, scored) for task, scored in zip(tasks, score_all(tasks), strict=True)
-        ]
+        # a scorer that cannot give what this signal needs is not asked at all
+        asked = [t if self._can_use(t.scorer) else replace(t, scorer=None) for t in tasks]
+        scored = score_all(asked)
+        return [self._score(task, result) for task, result in zip(tasks, scored, strict=True)]
+
+    def _can_use(self, scorer) -> bool:
+        return scorer is not None and (scorer.full_distribution or not self.needs_distribution)
 
     def _score(self, task: TaskInputs, scored: ScoredText | None) -> SignalScore:
-        if task.scorer is None or scored is None:
+        if task.scorer is None:
             return SignalScore.unavailable(self.name, "no log-prob scorer for this model")
-        if isinstance(scored, Unscored):
-            return SignalScore.unavailable(self.name, scored.reason, scorer=task.scorer.identity)
-        if not scored.logprobs:
-            return SignalScore.unavailable(
-                self.name, "the canonical solution has no tokens to score",
-                scorer=task.scorer.identity,
-            )  # fmt: skip
-        if self.needs_distribution and scored.means is None:
+        if not self._can_use(task.scorer):
             return SignalScore.unavailable(
                 self.name,
                 f"{task.scorer.identity} gives only the chosen tokens' log-probs; Min-K%++ "
                 "needs the whole next-token distribution (a local model gives it)",
                 scorer=task.scorer.identity,
             )
+        if isinstance(scored, Unscored):
+            return SignalScore.unavailable(self.name, scored.reason, scorer=task.scorer.identity)
+        if scored is None or not scored.logprobs:
+            return SignalScore.unavailable(
+                self.name, "the canonical solution has no tokens to score",
+                scorer=task.scorer.identity,
+            )  # fmt: skip
         detail = {"scorer": task.scorer.identity, "tokens": len(scored.logprobs),
                   "mode": task.mode, **self.settings()}  # fmt: skip
         return SignalScore(self.name, self.value(scored, task), None, detail)
