@@ -13,14 +13,20 @@ from openai_test_server import OpenAITestServer, logprob_tokens
 from test_transformers_backend import CHAT_TEMPLATE, tiny_llama, train_tokenizer
 
 from cloneprobe.benchmarks import load_humaneval
-from cloneprobe.signals.base import ScoringText, TaskInputs, TokenLogProbs, Unscored
+from cloneprobe.signals.base import (
+    ScoringText,
+    SignalError,
+    TaskInputs,
+    TokenLogProbs,
+    Unscored,
+)
 from cloneprobe.signals.likelihood import (
     MinKPlusPlusSignal,
     MinKSignal,
     PerplexitySignal,
     ZlibSignal,
 )
-from cloneprobe.signals.scoring import CachingScorer
+from cloneprobe.signals.scoring import CachingScorer, ScorerFactory
 from cloneprobe.signals.scoring.openai_scorer import OpenAIScorer
 from cloneprobe.signals.scoring.transformers_scorer import TransformersScorer
 
@@ -174,3 +180,24 @@ def test_a_server_without_prompt_log_probs_is_reported_not_faked(mode):
         assert "HTTP 400" in reason
     assert score.value is None and score.reason == reason
     assert isinstance(scorer.score([ScoringText("a", "b")])[0], Unscored)
+
+
+def test_a_local_model_spec_loads_offline_and_scores_as_the_model_does(
+    tmp_path, model, tokenizer, monkeypatch
+):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    tokenizer.save_pretrained(tmp_path)
+    model.save_pretrained(tmp_path)
+    scorer = ScorerFactory()(f"hf:{tmp_path}")
+    assert scorer.identity == f"hf:{tmp_path}" and scorer.full_distribution
+    task = TASKS[3]
+    text = ScoringText(task.prompt, task.canonical_solution)
+    loaded = scorer.score([text])[0]
+    direct = TransformersScorer(model, tokenizer, "hf:tiny").score([text])[0]
+    assert isinstance(loaded, TokenLogProbs) and isinstance(direct, TokenLogProbs)
+    assert loaded.logprobs == pytest.approx(direct.logprobs, abs=1e-5)
+
+
+def test_a_model_that_cannot_be_loaded_is_a_signal_error(tmp_path):
+    with pytest.raises(SignalError, match="cannot load a model"):
+        ScorerFactory()(f"hf:{tmp_path / 'missing'}")

@@ -54,22 +54,15 @@ def make_scorer(model: str, options: ScorerOptions) -> LogProbScorer:
                 spec.name, options.base_url, options.api_key, options.concurrency, options.timeout
             )
         )
+    from ...generation.backends import BackendOptions, make_backend
     from .transformers_scorer import TransformersScorer
 
-    if spec.kind == "hf":
-        return CachingScorer(
-            TransformersScorer.load(spec.name, spec.label, None, options.batch_size)
-        )
-    from ...generation.backends.transformers_backend import embedded_model_folder
-
-    try:
-        folder = embedded_model_folder()
+    try:  # the generation backend loads local models (offline); the scorer reuses its model
+        backend = make_backend(spec, BackendOptions(batch_size=options.batch_size))
     except GenerationError as error:
         raise SignalError(str(error)) from error
-    gguf = sorted(folder.glob("*.gguf"))[0]
-    return CachingScorer(
-        TransformersScorer.load(str(folder), spec.label, gguf.name, options.batch_size)
-    )
+    scorer = TransformersScorer(backend.model, backend.tokenizer, spec.label, options.batch_size)  # type: ignore[attr-defined]
+    return CachingScorer(scorer)
 
 
 class CachingScorer:

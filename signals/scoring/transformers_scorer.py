@@ -13,7 +13,6 @@ import logging
 from collections.abc import Sequence
 
 import torch
-import transformers
 
 from ..base import ScoredText, ScoringText, SignalError, TokenLogProbs, Unscored
 
@@ -37,26 +36,6 @@ class TransformersScorer:
         self.tokenizer = tokenizer
         self.identity = identity
         self.batch_size = batch_size
-
-    @classmethod
-    def load(cls, path: str, identity: str, gguf_file: str | None = None, batch_size: int = 4):
-        """A model folder (or cached id) loaded offline, as the generation backend loads it."""
-        extra = {"gguf_file": gguf_file} if gguf_file else {}
-        transformers.utils.logging.set_verbosity_error()
-        transformers.utils.logging.disable_progress_bar()
-        try:
-            tokenizer = transformers.AutoTokenizer.from_pretrained(
-                path, local_files_only=True, **extra
-            )
-            model = transformers.AutoModelForCausalLM.from_pretrained(
-                path, local_files_only=True, dtype=torch.float32, **extra
-            )
-        except (OSError, ValueError) as error:
-            raise SignalError(
-                f"{identity}: cannot load a model to score with ({error}); give a local folder "
-                "with config and weights, or the id of a model in the Hugging Face cache"
-            ) from error
-        return cls(model, tokenizer, identity, batch_size)
 
     def unavailable_reason(self) -> str | None:
         return None
