@@ -20,11 +20,13 @@ from .clones import (
     DetectorConfig,
     Fragment,
     FragmentExtractor,
+    Layout,
     SourceFile,
     compare_systems,
     get_language,
     rank_of,
 )
+from .clones.docstrings import blank_docstrings
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS detections (
@@ -55,8 +57,9 @@ class DetectionSettings:
     config: DetectorConfig
     cross_task: bool = False
     study_min_lines: bool = True
-    """With the nicad profile, use the study's per-task minimum size (half the canonical's
-    lines, never below 5) unless --min-lines is given."""
+    """With the nicad profile, use the study's settings: its per-task minimum size (half the
+    canonical's lines, never below 5) unless --min-lines is given, and samples with their
+    docstrings removed."""
 
     @property
     def key(self) -> str:
@@ -64,6 +67,7 @@ class DetectionSettings:
             **self.config.settings(),
             "cross_task": self.cross_task,
             "study_min_lines": self.uses_study_min_lines,
+            "study_samples": self.prepares_study_samples,
         }
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:12]
 
@@ -75,38 +79,56 @@ class DetectionSettings:
             and self.config.min_lines is None
         )
 
+    @property
+    def prepares_study_samples(self) -> bool:
+        """With the nicad profile, samples are judged as the study prepared them: docstrings
+        removed (NiCad's own grammar drops only a leading triple-double-quoted one)."""
+        return self.study_min_lines and self.config.profile.name == "nicad"
+
+    def sample_text(self, program: str, language: str = "python") -> str:
+        """The sample's text as the detector sees it (line numbers unchanged)."""
+        return blank_docstrings(program, language) if self.prepares_study_samples else program
+
     def describe(self) -> dict:
         settings = self.config.settings()
         if self.uses_study_min_lines:
             settings["min_lines"] = "per task: max(5, canonical lines // 2)"
+        if self.prepares_study_samples:
+            settings["samples"] = "docstrings removed, as the study prepared them"
         return {**settings, "cross_task": self.cross_task, "detector_key": self.key}
 
 
 class CanonicalFragments:
-    """Each task's canonical fragment, extracted once."""
+    """Each task's canonical fragment, extracted once per layout (the profile's)."""
 
     def __init__(self, benchmark: Benchmark) -> None:
         self.benchmark = benchmark
-        self.extractors: dict[str, FragmentExtractor] = {}
-        self.cache: dict[str, list[Fragment]] = {}
+        self.extractors: dict[tuple[str, Layout], FragmentExtractor] = {}
+        self.cache: dict[tuple[str, ...], list[Fragment]] = {}
 
-    def extractor(self, language: str) -> FragmentExtractor:
-        if language not in self.extractors:
-            self.extractors[language] = FragmentExtractor(get_language(language))
-        return self.extractors[language]
+    def extractor(self, language: str, layout: Layout = "statements") -> FragmentExtractor:
+        if (language, layout) not in self.extractors:
+            self.extractors[language, layout] = FragmentExtractor(get_language(language), layout)
+        return self.extractors[language, layout]
 
-    def of(self, task_id: str) -> list[Fragment]:
-        if task_id not in self.cache:
-            task = self.benchmark.get(task_id)
+    def of(
+        self, task_id: str, layout: Layout = "statements", entry_point: str | None = None
+    ) -> list[Fragment]:
+        """The task's canonical fragment; under `entry_point` when the sample's prompt renamed
+        the task's function (the study's _P6 prompts), so a verbatim copy stays Type-1."""
+        task = self.benchmark.get(task_id)
+        if task is not None and entry_point == task.entry_point:
+            entry_point = None
+        key = (task_id, layout) if entry_point is None else (task_id, layout, entry_point)
+        if key not in self.cache:
             if task is None:
-                self.cache[task_id] = []
+                self.cache[key] = []
             else:
-                source = SourceFile(f"canonical/{task_id}", canonical_source(task))
-                fragments = self.extractor(task.language).extract(source)
-                self.cache[task_id] = [
-                    f for f in fragments if f.name == task.entry_point
-                ] or fragments
-        return self.cache[task_id]
+                source = SourceFile(f"canonical/{task_id}", canonical_source(task, entry_point))
+                fragments = self.extractor(task.language, layout).extract(source)
+                name = entry_point or task.entry_point
+                self.cache[key] = [f for f in fragments if f.name == name] or fragments
+        return self.cache[key]
 
 
 @dataclass(frozen=True)
@@ -114,6 +136,8 @@ class SampleProgram:
     sample_id: int
     task_id: str
     program: str
+    entry_point: str | None = None
+    """The function the sample's prompt asked for (None: the task's own)."""
 
 
 def detect_task(
@@ -121,16 +145,18 @@ def detect_task(
     settings: DetectionSettings,
     task_id: str,
     samples: list[SampleProgram],
+    entry_point: str | None = None,
 ) -> list[Verdict]:
-    """Verdicts for one task's samples against its canonical (or every canonical)."""
+    """Verdicts for one task's samples against its canonical (or every canonical); the own
+    task's canonical under `entry_point` when the samples' prompt renamed it."""
     task = canonicals.benchmark.get(task_id)
     language = task.language if task else "python"
-    extractor = canonicals.extractor(language)
+    layout = settings.config.profile.layout
+    extractor = canonicals.extractor(language, layout)
     fragments_b: list[Fragment] = []
     for sample in samples:
-        fragments_b += extractor.extract(
-            SourceFile(f"sample/{sample.sample_id}", sample.program or "")
-        )
+        text = settings.sample_text(sample.program or "", language)
+        fragments_b += extractor.extract(SourceFile(f"sample/{sample.sample_id}", text))
     targets = (
         [t.task_id for t in canonicals.benchmark if t.language == language]
         if settings.cross_task
@@ -142,7 +168,8 @@ def detect_task(
         target_task = canonicals.benchmark.get(target)
         if settings.uses_study_min_lines and target_task is not None:
             config = replace(config, min_lines=nicad_min_lines(target_task))
-        report = compare_systems(canonicals.of(target), fragments_b, config)
+        renamed = entry_point if target == task_id else None
+        report = compare_systems(canonicals.of(target, layout, renamed), fragments_b, config)
         for pair in report.pairs:
             sample_id = int(pair.b.file.split("/", 1)[1])
             pairs_by_sample[sample_id].append(
@@ -221,14 +248,15 @@ def detect_samples(
     """Detect every sample not yet judged under these settings; returns how many were."""
     store = DetectionStore(db)
     done = store.done(settings.key)
-    todo: dict[str, list[SampleProgram]] = {}
+    todo: dict[tuple[str, str | None], list[SampleProgram]] = {}
     for sample in samples:
         if sample.sample_id not in done:
-            todo.setdefault(sample.task_id, []).append(sample)
+            todo.setdefault((sample.task_id, sample.entry_point), []).append(sample)
     canonicals = CanonicalFragments(benchmark)
     judged = 0
-    for task_id, task_samples in todo.items():
-        store.add(settings.key, detect_task(canonicals, settings, task_id, task_samples))
+    for (task_id, entry_point), task_samples in todo.items():
+        verdicts = detect_task(canonicals, settings, task_id, task_samples, entry_point)
+        store.add(settings.key, verdicts)
         judged += len(task_samples)
         if progress:
             progress(len(task_samples))

@@ -201,7 +201,8 @@ def execute(
     already = sum(1 for s in samples if s.id in done)
     with reporter.task("executing", len(samples), already) as bar:
         execute_samples(
-            store.db, benchmark, [(s.id, s.task_id, s.program or "") for s in samples],
+            store.db, benchmark,
+            [(s.id, s.task_id, s.program or "", s.entry_point) for s in samples],
             workers=settings.workers, limits=settings.limits, progress=bar.advance,
         )  # fmt: skip
 
@@ -216,7 +217,10 @@ def audit_samples(
 ) -> dict:
     """Judge the samples (reusing stored verdicts) and build the report dictionary, with the
     correctness figures of whatever samples have been executed."""
-    programs = [SampleProgram(s.id, s.task_id, s.program or "") for s in samples]  # type: ignore[arg-type]
+    programs = [
+        SampleProgram(s.id, s.task_id, s.program or "", s.entry_point)  # type: ignore[arg-type]
+        for s in samples
+    ]
     detect_samples(store.db, benchmark, settings, programs, progress)
     verdicts = DetectionStore(store.db).verdicts(settings.key)
     groups = group_samples(samples, verdicts)

@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from ..benchmarks import Benchmark
+from ..benchmarks.entry_points import alias_original_name
 from .sandbox import Limits, Sandbox
 
 SCHEMA = """
@@ -16,7 +17,8 @@ CREATE TABLE IF NOT EXISTS executions (
     sample_id INTEGER PRIMARY KEY,
     passed INTEGER NOT NULL,
     reason TEXT NOT NULL,
-    seconds REAL
+    seconds REAL,
+    isolation TEXT
 );
 """
 KS = (1, 3, 10)
@@ -28,11 +30,9 @@ class Execution:
     passed: bool
     reason: str
     seconds: float
-
-
-def program_with_tests(program: str, test: str, entry_point: str) -> str:
-    """The program a sample is judged by: its code, the task's tests, and the call to them."""
-    return f"{program}\n\n{test}\n\ncheck({entry_point})\n"
+    isolation: str | None = None
+    """Which isolation the sample ran under ("namespaces" or "guard"; None in stores written
+    before it was recorded)."""
 
 
 class ExecutionStore:
@@ -41,29 +41,45 @@ class ExecutionStore:
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
         self.db.executescript(SCHEMA)
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(executions)")}
+        if "isolation" not in columns:  # a store from before isolation was recorded
+            with self.db:
+                self.db.execute("ALTER TABLE executions ADD COLUMN isolation TEXT")
 
     def results(self) -> dict[int, Execution]:
-        cursor = self.db.execute("SELECT sample_id, passed, reason, seconds FROM executions")
-        return {row[0]: Execution(row[0], bool(row[1]), row[2], row[3]) for row in cursor}
+        cursor = self.db.execute(
+            "SELECT sample_id, passed, reason, seconds, isolation FROM executions"
+        )
+        return {row[0]: Execution(row[0], bool(row[1]), *row[2:]) for row in cursor}
+
+    def isolations(self) -> dict[str, int]:
+        """How many stored executions ran under each isolation ("unknown" for old rows)."""
+        cursor = self.db.execute(
+            "SELECT COALESCE(isolation, 'unknown'), COUNT(*) FROM executions GROUP BY 1"
+        )
+        return dict(cursor.fetchall())
 
     def add(self, results: Iterable[Execution]) -> None:
         with self.db:
             self.db.executemany(
-                "INSERT OR REPLACE INTO executions VALUES (?, ?, ?, ?)",
-                [(r.sample_id, int(r.passed), r.reason, r.seconds) for r in results],
+                "INSERT OR REPLACE INTO executions"
+                " (sample_id, passed, reason, seconds, isolation) VALUES (?, ?, ?, ?, ?)",
+                [(r.sample_id, int(r.passed), r.reason, r.seconds, r.isolation) for r in results],
             )
 
 
 def execute_samples(
     db: sqlite3.Connection,
     benchmark: Benchmark,
-    samples: list[tuple[int, str, str]],
+    samples: list[tuple[int, str, str]] | list[tuple[int, str, str, str | None]],
     workers: int = 2,
     limits: Limits | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> int:
-    """Run every (sample id, task id, program) not yet executed; returns how many ran.
-    Results are stored as they finish, so an interrupted run keeps what it did."""
+    """Run every (sample id, task id, program[, entry point]) not yet executed; returns how
+    many ran. The entry point, when given, is the name the sample's prompt asked for (a prompt
+    variant may rename the task's). Results are stored as they finish, so an interrupted run
+    keeps what it did."""
     store = ExecutionStore(db)
     done = store.results()
     runnable, skipped = [], 0
@@ -80,9 +96,13 @@ def execute_samples(
     sandbox = Sandbox(limits)
 
     def run(item) -> Execution:
-        (sample_id, _, program), task = item
-        result = sandbox.run(program_with_tests(program, task.test, task.entry_point))
-        return Execution(sample_id, result.ok, result.reason, result.seconds)
+        sample, task = item
+        sample_id, program = sample[0], sample[2]
+        # issue 12: a renamed entry point (the study's _P6 prompts) is tested under its new name
+        entry_point = (sample[3] if len(sample) > 3 else None) or task.entry_point
+        program = alias_original_name(program, task, entry_point)
+        result = sandbox.run(program, task.test, entry_point, prelude=task.prompt)
+        return Execution(sample_id, result.ok, result.reason, result.seconds, result.isolation)
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         for execution in pool.map(run, runnable):

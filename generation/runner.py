@@ -82,6 +82,12 @@ def run_plan(
     experiment configuration, if any) is kept with the run."""
     settings = plan.settings
     done = store.done_keys(model, settings.key)
+    renamed = {
+        (prompt_set.name, prompt.variant, prompt.task_id): prompt.entry_point
+        for prompt_set in plan.prompt_sets
+        for prompt in prompt_set.prompts
+        if prompt.entry_point
+    }  # prompt variants that rename the entry point (the study's _P6 files)
     requests = []
     for prompt_set, variant, task_id, text, temperature in plan.slots():
         missing = tuple(
@@ -94,7 +100,7 @@ def run_plan(
         task = plan.benchmark.get(task_id)
         pending = _Pending(
             prompt_set.name, variant, task_id, float(temperature), missing, text,
-            task.entry_point if task else "",
+            renamed.get((prompt_set.name, variant, task_id)) or (task.entry_point if task else ""),
         )  # fmt: skip
         requests.append(
             GenerationRequest(
@@ -182,6 +188,9 @@ def _samples(
                 completion=understood.completion,
                 program=understood.program,
                 form=understood.form,
+                entry_point=pending.entry_point or None,
+                repairs="; ".join(understood.repairs) or None,
+                unrepairable=understood.unrepairable,
                 finish_reason=reason,
                 prompt_tokens=(result.prompt_tokens or 0) // count,
                 completion_tokens=(result.completion_tokens or 0) // count,

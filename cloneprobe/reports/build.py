@@ -22,6 +22,8 @@ Schema (`schema`: "cloneprobe.audit/1"):
 
 from __future__ import annotations
 
+from collections import Counter
+
 from ..aggregate import Group, compare_prompt_sets, prompt_label
 from ..clones import FragmentExtractor, SourceFile, type_named
 from ..clones.normalize import compared_lines
@@ -62,10 +64,17 @@ def build_report(
                     for pair in verdict.pairs
                     if not pair["trivial"]
                 ]
+    executed = [executions[s.id] for g in groups for s in (j.sample for j in g.samples)
+                if executions and s.id in executions]  # fmt: skip
+    isolation = Counter(e.isolation or "unknown" for e in executed)
     return {
         "schema": SCHEMA_VERSION,
         "profile": settings.config.profile.name,
-        "settings": {**settings.describe(), "sampling": sampling},
+        "settings": {
+            **settings.describe(),
+            "sampling": sampling,
+            "execution": {"isolation": dict(isolation)},
+        },
         "groups": [group.summary(executions) for group in groups],
         "comparisons": compare_prompt_sets(groups),
         "samples": samples,
@@ -79,20 +88,24 @@ def _execution(executions: dict | None, sample_id) -> dict:
 
 
 def _evidence(canonicals, settings, group, sample, pair: dict) -> dict:
+    layout = settings.config.profile.layout
     canonical = next(
         (
             f
-            for f in canonicals.of(pair["canonical_task"])
+            for f in canonicals.of(pair["canonical_task"], layout)
             if [f.start_line, f.end_line] == pair["canonical_lines"]
         ),
         None,
     )
     task = canonicals.benchmark.get(sample.task_id)
-    extractor: FragmentExtractor = canonicals.extractor(task.language if task else "python")
+    language = task.language if task else "python"
+    extractor: FragmentExtractor = canonicals.extractor(language, layout)
     fragment = next(
         (
             f
-            for f in extractor.extract(SourceFile("sample", sample.program or ""))
+            for f in extractor.extract(
+                SourceFile("sample", settings.sample_text(sample.program or "", language))
+            )
             if [f.start_line, f.end_line] == pair["sample_lines"]
         ),
         None,

@@ -7,11 +7,13 @@ import io
 import json
 from pathlib import Path
 
+from ..aggregate import TYPES
 from .html import render_html
 from .tables import (
     COMPARISON_COLUMNS,
     COMPARISON_HEADER,
     CORRECTNESS_HEADER,
+    CORRECTNESS_TITLE,
     GROUP_COLUMNS,
     GROUP_HEADER,
     comparison_rows,
@@ -19,6 +21,7 @@ from .tables import (
     display_correctness_rows,
     display_group_rows,
     group_rows,
+    isolation_line,
     settings_line,
 )
 
@@ -65,7 +68,7 @@ def render_markdown(report: dict) -> str:
     correctness = display_correctness_rows(report)
     if correctness:
         table = _markdown_table(CORRECTNESS_HEADER, correctness)
-        parts += ["## pass@k (percent) beside memorization", table]
+        parts += [f"## {CORRECTNESS_TITLE}", table, isolation_line(report)]
     parts.append(f"{len(report['evidence'])} clone pairs as evidence (see the HTML report).")
     return "\n\n".join(parts) + "\n"
 
@@ -109,7 +112,7 @@ def render_latex(report: dict) -> str:
         cells = []
         for label in labels:
             group = by_label.get(label)
-            cells += [str(group["tasks_with_clone"][t]) for t in "123"] if group else ["--"] * 3
+            cells += [str(group["tasks_with_clone"][t]) for t in TYPES] if group else ["--"] * 3
         lines.append(f"{name} & " + " & ".join(cells) + r" \\")
     lines += [r"\hline", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"

@@ -9,10 +9,12 @@ from ..align import align_lines
 from .tables import (
     COMPARISON_HEADER,
     CORRECTNESS_HEADER,
+    CORRECTNESS_TITLE,
     GROUP_HEADER,
     display_comparison_rows,
     display_correctness_rows,
     display_group_rows,
+    isolation_line,
     settings_line,
 )
 
@@ -120,8 +122,8 @@ def render_html(report: dict) -> str:
         ]  # fmt: skip
     correctness = display_correctness_rows(report)
     if correctness:
-        body += ["<h2>pass@k (percent) beside memorization</h2>",
-                 _table(CORRECTNESS_HEADER, correctness)]  # fmt: skip
+        body += [f"<h2>{CORRECTNESS_TITLE}</h2>", _table(CORRECTNESS_HEADER, correctness),
+                 f"<p>{escape(isolation_line(report))}</p>"]  # fmt: skip
     body.append(f"<h2>Evidence: {len(report['evidence'])} clone pairs</h2>")
     body += [_evidence_html(pair) for pair in report["evidence"]]
     return (

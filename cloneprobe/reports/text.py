@@ -9,10 +9,12 @@ from ..align import align_lines
 from .tables import (
     COMPARISON_HEADER,
     CORRECTNESS_HEADER,
+    CORRECTNESS_TITLE,
     GROUP_HEADER,
     display_comparison_rows,
     display_correctness_rows,
     display_group_rows,
+    isolation_line,
     settings_line,
 )
 
@@ -38,12 +40,13 @@ def print_report(report: dict, console: Console, evidence: bool = False) -> None
         console.print(comparison)
     correctness = display_correctness_rows(report)
     if correctness:
-        table = Table(title="pass@k (percent) beside memorization", title_justify="left")
+        table = Table(title=CORRECTNESS_TITLE, title_justify="left")
         for number, column in enumerate(CORRECTNESS_HEADER):
             table.add_column(column, justify="left" if number < 3 else "right")
         for row in correctness:
             table.add_row(*row)
         console.print(table)
+        console.print(isolation_line(report), highlight=False, markup=False)
     pairs = report["evidence"]
     console.print(f"{len(pairs)} clone pair(s) as evidence"
                   + ("" if evidence else " (--evidence prints them side by side)"),
