@@ -64,7 +64,7 @@ def audit_command(**options) -> None:
         )
         if signals is not None:
             from ..benchmarks import load_prompt_sets
-            from ..signal_report import attach_signals
+            from ..pipeline import attach_signals
 
             prompt_sets = load_prompt_sets(settings.prompts, benchmark)
             attach_signals(report, store, benchmark, samples, prompt_sets, signals, reporter)

@@ -33,7 +33,7 @@ def signals_command(**options) -> None:
       cloneprobe signals runs.sqlite --signals min_k,cdd --json
       cloneprobe signals --reference-model hf:./base-model
     """
-    from ..signal_report import signals_on_source
+    from ..pipeline import signals_on_source
     from .console import BarReporter, emit_report, error_console, output_console
 
     signals = signal_settings(options)  # names checked before anything is opened
