@@ -112,3 +112,12 @@ def alias_original_name(program: str, task: Task, entry_point: str) -> str:
     if entry_point == task.entry_point or task.entry_point not in task.test:
         return program
     return f"{program}\n\n{task.entry_point} = {entry_point}\n"
+
+
+def prompt_under(task: Task, entry_point: str) -> str:
+    """The task's prompt with its entry point renamed to `entry_point` (the trusted code that
+    runs beside the tests: it must define the task's helpers, not the original name, which a
+    renamed answer provides as an alias)."""
+    if entry_point == task.entry_point:
+        return task.prompt
+    return rename_identifier(task.prompt, task.entry_point, entry_point)

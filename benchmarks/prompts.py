@@ -86,7 +86,7 @@ def load_prompt_set(spec: str, benchmark: Benchmark) -> PromptSet:
         return _load_prompt_jsonl(path, benchmark)
     raise BenchmarkError(
         f"prompt set {spec!r}: not a built-in set ({', '.join(BUILT_IN)}) "
-        "and no such file or folder"
+        "and no such file or folder; give a built-in set or the path of a prompts folder or JSONL"
     )
 
 

@@ -3,8 +3,10 @@
 Each sample's program is cut into fragments and compared with its task's canonical fragment
 (or, with cross-task detection, with every task's canonical). The verdict per sample is the
 most specific clone type found (trivial pairs kept apart), with the pairs as evidence. Verdicts
-live in a `detections` table next to the samples, keyed by the detector settings, so `detect`
-and `report` can run again without repeating work.
+live in a `detections` table next to the samples, keyed by the detector (name, version,
+profile and settings) and by a hash of everything else that decides them (the canonical source
+compared against, the sample's prompt set and program), so `detect` and `report` can run again
+without repeating work and never show a verdict reached on other inputs.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from .clones import (
     rank_of,
 )
 from .clones.docstrings import blank_docstrings
+from .execution.inputs_cache import rows_with_current_inputs
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS detections (
@@ -36,9 +39,16 @@ CREATE TABLE IF NOT EXISTS detections (
     similarity INTEGER,
     trivial_type TEXT,
     pairs TEXT NOT NULL,
+    inputs_key TEXT,
     PRIMARY KEY (sample_id, detector_key)
 );
 """
+DETECTOR = "cloneprobe.clones"
+DETECTOR_VERSION = 2
+"""Raised whenever a change to the detector can change a verdict (old verdicts are then
+recomputed, not reused)."""
+MAX_PROGRAM_BYTES = 1_000_000
+"""Samples larger than this are not parsed (a 22 MB sample took 46 s and 3.4 GB)."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +74,8 @@ class DetectionSettings:
     @property
     def key(self) -> str:
         payload = {
+            "detector": DETECTOR,
+            "version": DETECTOR_VERSION,
             **self.config.settings(),
             "cross_task": self.cross_task,
             "study_min_lines": self.uses_study_min_lines,
@@ -105,6 +117,26 @@ class CanonicalFragments:
         self.benchmark = benchmark
         self.extractors: dict[tuple[str, Layout], FragmentExtractor] = {}
         self.cache: dict[tuple[str, ...], list[Fragment]] = {}
+        self.hashes: dict[tuple[str, bool], str] = {}
+
+    def content_hash(self, task_id: str, cross_task: bool = False) -> str:
+        """Hash of the canonical source(s) a sample of `task_id` is compared against (every
+        canonical of its language with cross-task detection); '-' for a task not in the
+        benchmark."""
+        key = (task_id, cross_task)
+        if key not in self.hashes:
+            task = self.benchmark.get(task_id)
+            if task is None:
+                self.hashes[key] = "-"
+            else:
+                targets = [t for t in self.benchmark if t.language == task.language] if (
+                    cross_task) else [task]  # fmt: skip
+                digest = hashlib.sha256()
+                for target in targets:
+                    for part in (target.task_id, target.language, canonical_source(target)):
+                        digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
+                self.hashes[key] = digest.hexdigest()[:24]
+        return self.hashes[key]
 
     def extractor(self, language: str, layout: Layout = "statements") -> FragmentExtractor:
         if (language, layout) not in self.extractors:
@@ -136,8 +168,26 @@ class SampleProgram:
     sample_id: int
     task_id: str
     program: str
+    prompt_set: str = ""
     entry_point: str | None = None
     """The function the sample's prompt asked for (None: the task's own)."""
+
+
+def inputs_key(canonicals: CanonicalFragments, settings: DetectionSettings,
+               sample: SampleProgram) -> str:  # fmt: skip
+    """What decides a verdict besides the detector: the canonical compared against, the
+    sample's prompt set, the entry point its prompt asked for and its program (content
+    hashes)."""
+    digest = hashlib.sha256()
+    for part in (canonicals.content_hash(sample.task_id, settings.cross_task),
+                 sample.prompt_set, sample.entry_point or "", sample.program):  # fmt: skip
+        digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
+    return digest.hexdigest()[:24]
+
+
+def too_large(sample: SampleProgram, limit: int = MAX_PROGRAM_BYTES) -> bool:
+    text = sample.program
+    return len(text) > limit // 4 and len(text.encode("utf-8", "replace")) > limit
 
 
 def detect_task(
@@ -155,6 +205,8 @@ def detect_task(
     extractor = canonicals.extractor(language, layout)
     fragments_b: list[Fragment] = []
     for sample in samples:
+        if too_large(sample):
+            continue  # refused before parsing; counted by the caller
         text = settings.sample_text(sample.program or "", language)
         fragments_b += extractor.extract(SourceFile(f"sample/{sample.sample_id}", text))
     targets = (
@@ -205,37 +257,67 @@ def _verdict(sample_id: int, pairs: list[dict]) -> Verdict:
 
 
 class DetectionStore:
-    """The `detections` table, in the same SQLite file as the samples."""
+    """The `detections` table, in the same SQLite file as the samples; with `read_only`,
+    verdicts are computed but not kept."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-        self.db.executescript(SCHEMA)
+    def __init__(self, db: sqlite3.Connection, read_only: bool = False) -> None:
+        self.db, self.read_only = db, read_only
+        columns = {row[1] for row in db.execute("PRAGMA table_info(detections)")}
+        self.usable = "inputs_key" in columns
+        if not read_only:
+            if columns and not self.usable:
+                # verdicts of an older store were keyed by the detector settings only: they
+                # cannot be told apart from verdicts on other canonicals, so they are redone
+                with db:
+                    db.execute("DROP TABLE detections")
+            db.executescript(SCHEMA)
+            self.usable = True
 
-    def done(self, detector_key: str) -> set[int]:
-        cursor = self.db.execute(
-            "SELECT sample_id FROM detections WHERE detector_key = ?", (detector_key,)
-        )
-        return {row[0] for row in cursor}
+    def matching(self, detector_key: str, keys: dict[int, str]) -> dict[int, Verdict]:
+        """Stored verdicts of these samples reached on these inputs (sample id -> key)."""
+        if not self.usable or not keys:
+            return {}
+        rows = rows_with_current_inputs(
+            self.db,
+            "SELECT sample_id, clone_type, similarity, trivial_type, pairs, inputs_key FROM "
+            "detections WHERE detector_key = ? AND sample_id IN ({ids})",
+            keys, (detector_key,),
+        )  # fmt: skip
+        return {row[0]: Verdict(*row[:4], tuple(json.loads(row[4]))) for row in rows}
 
-    def add(self, detector_key: str, verdicts: Iterable[Verdict]) -> None:
+    def add(self, detector_key: str, verdicts: Iterable[Verdict], keys: dict[int, str]) -> None:
+        if self.read_only:
+            return
         rows = [
             (v.sample_id, detector_key, v.clone_type, v.similarity, v.trivial_type,
-             json.dumps(list(v.pairs)))
+             json.dumps(list(v.pairs)), keys[v.sample_id])
             for v in verdicts
         ]  # fmt: skip
         with self.db:
-            self.db.executemany("INSERT OR REPLACE INTO detections VALUES (?, ?, ?, ?, ?, ?)", rows)
+            self.db.executemany(
+                "INSERT OR REPLACE INTO detections VALUES (?, ?, ?, ?, ?, ?, ?)", rows
+            )
 
-    def verdicts(self, detector_key: str) -> dict[int, Verdict]:
-        cursor = self.db.execute(
-            "SELECT sample_id, clone_type, similarity, trivial_type, pairs FROM detections "
-            "WHERE detector_key = ?",
-            (detector_key,),
-        )
-        return {
-            row[0]: Verdict(row[0], row[1], row[2], row[3], tuple(json.loads(row[4])))
-            for row in cursor
-        }
+
+def judge(
+    store: DetectionStore,
+    canonicals: CanonicalFragments,
+    settings: DetectionSettings,
+    samples: list[SampleProgram],
+) -> dict[int, Verdict]:
+    """Verdicts for samples (of any tasks): stored ones reached on the same inputs, the rest
+    detected now (and stored unless the store is read-only)."""
+    keys = {s.sample_id: inputs_key(canonicals, settings, s) for s in samples}
+    verdicts = store.matching(settings.key, keys)
+    todo: dict[tuple[str, str | None], list[SampleProgram]] = {}
+    for sample in samples:
+        if sample.sample_id not in verdicts:
+            todo.setdefault((sample.task_id, sample.entry_point), []).append(sample)
+    for (task_id, entry_point), task_samples in todo.items():
+        fresh = detect_task(canonicals, settings, task_id, task_samples, entry_point)
+        store.add(settings.key, fresh, keys)
+        verdicts.update((v.sample_id, v) for v in fresh)
+    return verdicts
 
 
 def detect_samples(
@@ -244,20 +326,15 @@ def detect_samples(
     settings: DetectionSettings,
     samples: list[SampleProgram],
     progress: Callable[[int], None] | None = None,
-) -> int:
-    """Detect every sample not yet judged under these settings; returns how many were."""
-    store = DetectionStore(db)
-    done = store.done(settings.key)
-    todo: dict[tuple[str, str | None], list[SampleProgram]] = {}
+) -> dict[int, Verdict]:
+    """Verdicts for every sample, detecting those not yet judged on the same inputs."""
+    store, canonicals = DetectionStore(db), CanonicalFragments(benchmark)
+    verdicts: dict[int, Verdict] = {}
+    by_task: dict[str, list[SampleProgram]] = {}
     for sample in samples:
-        if sample.sample_id not in done:
-            todo.setdefault((sample.task_id, sample.entry_point), []).append(sample)
-    canonicals = CanonicalFragments(benchmark)
-    judged = 0
-    for (task_id, entry_point), task_samples in todo.items():
-        verdicts = detect_task(canonicals, settings, task_id, task_samples, entry_point)
-        store.add(settings.key, verdicts)
-        judged += len(task_samples)
+        by_task.setdefault(sample.task_id, []).append(sample)
+    for task_samples in by_task.values():
+        verdicts.update(judge(store, canonicals, settings, task_samples))
         if progress:
             progress(len(task_samples))
-    return judged
+    return verdicts

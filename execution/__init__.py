@@ -12,7 +12,9 @@ from .passk import (
     ExecutionStore,
     correctness_summary,
     execute_samples,
+    execution_key,
     pass_at_k,
+    task_execution_key,
 )
 from .sandbox import Limits, RunResult, Sandbox, run_python
 
@@ -25,6 +27,8 @@ __all__ = [
     "Sandbox",
     "correctness_summary",
     "execute_samples",
+    "execution_key",
     "pass_at_k",
     "run_python",
+    "task_execution_key",
 ]
