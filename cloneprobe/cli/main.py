@@ -17,6 +17,7 @@ from ..benchmarks.errors import BenchmarkError
 from ..clones.errors import CloneDetectorError
 from ..generation.errors import GenerationError
 from ..scan.errors import ScanError
+from ..signals.base import SignalError
 from .audit import audit_command
 from .clones import clones_command
 from .detect import detect_command
@@ -27,8 +28,9 @@ from .imports import import_command
 from .prompts import prompts_command
 from .report import report_command
 from .scan import scan_command
+from .signals import signals_command
 
-USER_ERRORS = (CloneDetectorError, BenchmarkError, GenerationError, ScanError)
+USER_ERRORS = (CloneDetectorError, BenchmarkError, GenerationError, ScanError, SignalError)
 """Exceptions whose message a user can act on: printed as one red line, exit code 2."""
 
 
@@ -130,7 +132,7 @@ def main(ctx: click.Context, debug: bool) -> None:
 
 for _command in (clones_command, prompts_command, generate_command, import_command,
                  export_command, audit_command, detect_command, report_command,
-                 execute_command, scan_command):  # fmt: skip
+                 execute_command, scan_command, signals_command):  # fmt: skip
     main.add_command(_command)
 
 if __name__ == "__main__":  # pragma: no cover
