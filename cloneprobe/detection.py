@@ -14,6 +14,7 @@ import json
 import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from .benchmarks import Benchmark, canonical_source, nicad_min_lines
 from .clones import (
@@ -25,6 +26,8 @@ from .clones import (
     get_language,
     rank_of,
 )
+from .evidence.canonical_profile import CanonicalProfile, build_profile, name_usage
+from .evidence.strength import answer_fragments, best_answer_features, features_of
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS detections (
@@ -34,6 +37,7 @@ CREATE TABLE IF NOT EXISTS detections (
     similarity INTEGER,
     trivial_type TEXT,
     pairs TEXT NOT NULL,
+    answer TEXT,
     PRIMARY KEY (sample_id, detector_key)
 );
 """
@@ -48,6 +52,12 @@ class Verdict:
     trivial_type: str | None
     """Most specific type among trivial pairs (canonicals under the token floor)."""
     pairs: tuple[dict, ...]
+    """Each pair's canonical and sample locations, type and similarity; `in_answer` (the
+    sample function is part of the answer to the task) and `features` (evidence.strength)."""
+    answer: dict | None = None
+    """The sample's answer function against its own task's canonical (evidence.strength
+    features, `entry_point_found`), whether or not it is a clone: what other solutions of the
+    task are measured by."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +67,9 @@ class DetectionSettings:
     study_min_lines: bool = True
     """With the nicad profile, use the study's per-task minimum size (half the canonical's
     lines, never below 5) unless --min-lines is given."""
+    reference_solutions: Path | None = None
+    """Independent solutions of the tasks (JSONL), the evidence's null model; verdicts do not
+    depend on it, so it is not part of the key."""
 
     @property
     def key(self) -> str:
@@ -89,6 +102,8 @@ class CanonicalFragments:
         self.benchmark = benchmark
         self.extractors: dict[str, FragmentExtractor] = {}
         self.cache: dict[str, list[Fragment]] = {}
+        self.profiles: dict[str, CanonicalProfile | None] = {}
+        self.usage = None
 
     def extractor(self, language: str) -> FragmentExtractor:
         if language not in self.extractors:
@@ -107,6 +122,27 @@ class CanonicalFragments:
                     f for f in fragments if f.name == task.entry_point
                 ] or fragments
         return self.cache[task_id]
+
+    def entry(self, task_id: str) -> Fragment | None:
+        """The canonical's entry-point fragment."""
+        task = self.benchmark.get(task_id)
+        fragments = self.of(task_id)
+        named = [f for f in fragments if task and f.name == task.entry_point]
+        return (named or fragments or [None])[-1]
+
+    def profile(self, task_id: str) -> CanonicalProfile | None:
+        """The task's canonical as evidence sees it (None: no canonical function)."""
+        if task_id not in self.profiles:
+            task, fragment = self.benchmark.get(task_id), self.entry(task_id)
+            if task is None or fragment is None:
+                self.profiles[task_id] = None
+            else:
+                if self.usage is None:
+                    self.usage = name_usage(self.benchmark, self.of)
+                self.profiles[task_id] = build_profile(
+                    task, fragment, self.extractor(task.language), self.usage, len(self.benchmark)
+                )
+        return self.profiles[task_id]
 
 
 @dataclass(frozen=True)
@@ -127,10 +163,15 @@ def detect_task(
     language = task.language if task else "python"
     extractor = canonicals.extractor(language)
     fragments_b: list[Fragment] = []
+    by_sample: dict[int, list[Fragment]] = {}
     for sample in samples:
-        fragments_b += extractor.extract(
+        by_sample[sample.sample_id] = extractor.extract(
             SourceFile(f"sample/{sample.sample_id}", sample.program or "")
         )
+        fragments_b += by_sample[sample.sample_id]
+    own_profile = canonicals.profile(task_id)
+    entry_point = task.entry_point if task else ""
+    answers = {sid: answer_fragments(frags, entry_point) for sid, frags in by_sample.items()}
     targets = (
         [t.task_id for t in canonicals.benchmark if t.language == language]
         if settings.cross_task
@@ -145,6 +186,9 @@ def detect_task(
         report = compare_systems(canonicals.of(target), fragments_b, config)
         for pair in report.pairs:
             sample_id = int(pair.b.file.split("/", 1)[1])
+            answer, _ = answers[sample_id]
+            profile = canonicals.profile(target)
+            features = features_of(profile, pair.b) if profile else None
             pairs_by_sample[sample_id].append(
                 {
                     "canonical_task": target,
@@ -155,16 +199,26 @@ def detect_task(
                     "similarity": pair.similarity,
                     "trivial": pair.trivial,
                     "has_errors": pair.b.has_errors,
+                    "in_answer": any(f is pair.b for f in answer),
+                    "features": features.as_dict() if features else None,
                 }
             )
-    return [_verdict(sample_id, pairs) for sample_id, pairs in pairs_by_sample.items()]
+    programs = {s.sample_id: s.program or "" for s in samples}
+    verdicts = []
+    for sample_id, pairs in pairs_by_sample.items():
+        summary = None
+        if own_profile is not None:
+            best, found = best_answer_features(own_profile, answers[sample_id][0],
+                                               programs[sample_id])  # fmt: skip
+            summary = {**best.as_dict(), "entry_point_found": found} if best else {
+                "entry_point_found": found}  # fmt: skip
+        verdicts.append(_verdict(sample_id, pairs, summary))
+    return verdicts
 
 
-def _verdict(sample_id: int, pairs: list[dict]) -> Verdict:
+def _verdict(sample_id: int, pairs: list[dict], answer: dict | None = None) -> Verdict:
     def best(candidates: list[dict]) -> dict | None:
-        return min(
-            candidates, key=lambda p: (rank_of(p["type"]), -p["similarity"]), default=None
-        )
+        return min(candidates, key=lambda p: (rank_of(p["type"]), -p["similarity"]), default=None)
 
     real = best([p for p in pairs if not p["trivial"]])
     trivial = best([p for p in pairs if p["trivial"]])
@@ -174,6 +228,7 @@ def _verdict(sample_id: int, pairs: list[dict]) -> Verdict:
         similarity=real["similarity"] if real else None,
         trivial_type=trivial["type"] if trivial else None,
         pairs=tuple(pairs),
+        answer=answer,
     )
 
 
@@ -183,32 +238,43 @@ class DetectionStore:
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
         self.db.executescript(SCHEMA)
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(detections)")}
+        if "answer" not in columns:  # a store written before evidence: judged again
+            with self.db:
+                self.db.execute("ALTER TABLE detections ADD COLUMN answer TEXT")
 
     def done(self, detector_key: str) -> set[int]:
+        """Samples judged under these settings, with their evidence features."""
         cursor = self.db.execute(
-            "SELECT sample_id FROM detections WHERE detector_key = ?", (detector_key,)
+            "SELECT sample_id FROM detections WHERE detector_key = ? AND answer IS NOT NULL",
+            (detector_key,),
         )
         return {row[0] for row in cursor}
 
     def add(self, detector_key: str, verdicts: Iterable[Verdict]) -> None:
         rows = [
             (v.sample_id, detector_key, v.clone_type, v.similarity, v.trivial_type,
-             json.dumps(list(v.pairs)))
+             json.dumps(list(v.pairs)), json.dumps(v.answer or {}))
             for v in verdicts
         ]  # fmt: skip
         with self.db:
-            self.db.executemany("INSERT OR REPLACE INTO detections VALUES (?, ?, ?, ?, ?, ?)", rows)
+            self.db.executemany(
+                "INSERT OR REPLACE INTO detections (sample_id, detector_key, clone_type, "
+                "similarity, trivial_type, pairs, answer) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
 
     def verdicts(self, detector_key: str) -> dict[int, Verdict]:
         cursor = self.db.execute(
-            "SELECT sample_id, clone_type, similarity, trivial_type, pairs FROM detections "
-            "WHERE detector_key = ?",
+            "SELECT sample_id, clone_type, similarity, trivial_type, pairs, answer "
+            "FROM detections WHERE detector_key = ?",
             (detector_key,),
         )
         return {
-            row[0]: Verdict(row[0], row[1], row[2], row[3], tuple(json.loads(row[4])))
+            row[0]: Verdict(row[0], row[1], row[2], row[3], tuple(json.loads(row[4])),
+                            json.loads(row[5]) if row[5] else None)
             for row in cursor
-        }
+        }  # fmt: skip
 
 
 def detect_samples(

@@ -39,3 +39,40 @@ def bootstrap_difference(
     low = estimates[int(alpha * resamples)]
     high = estimates[min(resamples - 1, int((1 - alpha) * resamples))]
     return observed, low, high
+
+
+def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion (95% by default); (0, 0) for no trials."""
+    if trials == 0:
+        return 0.0, 0.0
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z * ((p * (1 - p) / trials + z * z / (4 * trials * trials)) ** 0.5) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def bootstrap_ratio(
+    clusters: Sequence[tuple[int, int]],
+    resamples: int = 2000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> tuple[float, float, float]:
+    """A rate sum(hits) / sum(trials) over clusters (tasks) of (hits, trials), with a percentile
+    bootstrap interval that resamples clusters with replacement (samples of one task are not
+    independent)."""
+    total = sum(t for _, t in clusters)
+    if not clusters or total == 0:
+        return 0.0, 0.0, 0.0
+    observed = sum(h for h, _ in clusters) / total
+    rng = random.Random(seed)
+    estimates = []
+    for _ in range(resamples):
+        drawn = rng.choices(clusters, k=len(clusters))
+        trials = sum(t for _, t in drawn)
+        estimates.append(sum(h for h, _ in drawn) / trials if trials else 0.0)
+    estimates.sort()
+    alpha = (1 - confidence) / 2
+    low = estimates[int(alpha * resamples)]
+    high = estimates[min(resamples - 1, int((1 - alpha) * resamples))]
+    return observed, low, high

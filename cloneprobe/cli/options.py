@@ -172,6 +172,10 @@ report_options = apply([
     click.option("--json", "as_json", is_flag=True, help="Print the report as JSON only."),
     click.option("--evidence", is_flag=True,
                  help="Print every clone pair's compared lines side by side."),
+    click.option("--reference-solutions", type=click.Path(path_type=Path, dir_okay=False),
+                 metavar="FILE.jsonl",
+                 help="Independent solutions of the tasks (task_id with solution or "
+                 "completion): a verdict they reach is not evidence of memorization."),
 ])  # fmt: skip
 """How the audit's report is given."""
 
@@ -260,7 +264,11 @@ def detector_config(options: dict):
 def detection_settings(options: dict):
     from ..detection import DetectionSettings
 
-    return DetectionSettings(detector_config(options), cross_task=options["cross_task"])
+    return DetectionSettings(
+        detector_config(options),
+        cross_task=options["cross_task"],
+        reference_solutions=options.get("reference_solutions"),
+    )
 
 
 def execution_settings(options: dict, always: bool = False):

@@ -18,6 +18,20 @@ Schema (`schema`: "cloneprobe.audit/1"):
   `clone_type` (1, 2, 3 or null: the most specific found), `similarity`, `trivial_type`, and
   `passed` and `reason` when executed;
 - `evidence`: every clone pair with the canonical and sample lines compared.
+
+Added by the evidence view (cloneprobe.evidence; every key above is unchanged):
+- `groups[]` also: `informative_tasks`, `tasks_with_evidence`, `evidence_task_rate` with
+  `evidence_task_ci95` (Wilson), `tasks_similar_only`, `informative_samples`,
+  `samples_with_evidence`, `evidence_sample_rate` with `evidence_sample_ci95` (bootstrap over
+  tasks), `uninformative_tasks` (task ids of the group left out of the evidence rates);
+- `comparisons[]` also: `evidence` (tasks with evidence under each prompt set, McNemar, the
+  rate difference with its 95% bootstrap interval);
+- `samples[]` also: `evidence_tier` (`evidence`, `similar`, `uninformative` or null: no
+  clone), `evidence_strength` (0..1) and `evidence_reasons`;
+- `evidence[]` also: `tier`, `strength`, `reasons`, `sample_function`, `in_answer`;
+- `uninformative_tasks`: tasks whose canonical is mostly prompt code, with the share;
+- `evidence_rule`: the rule's thresholds, `chance` (other tasks' answers matching each
+  canonical: pairs, comparisons, rate in percent, generic tasks) and `reference_solutions`.
 """
 
 from __future__ import annotations
@@ -26,6 +40,8 @@ from ..aggregate import Group, compare_prompt_sets, prompt_label
 from ..clones import FragmentExtractor, SourceFile, type_named
 from ..clones.normalize import compared_lines
 from ..detection import CanonicalFragments, DetectionSettings
+from ..evidence.assess import EvidenceView, assess_groups
+from ..evidence.summary import compare_on_evidence, group_evidence
 
 SCHEMA_VERSION = "cloneprobe.audit/1"
 
@@ -38,10 +54,12 @@ def build_report(
     evidence: bool = True,
     executions: dict | None = None,
 ) -> dict:
+    view = assess_groups(groups, canonicals, settings, settings.reference_solutions)
     samples, pairs = [], []
     for group in groups:
         for judged in group.samples:
             sample, verdict = judged.sample, judged.verdict
+            tiered = view.samples.get(sample.id)  # type: ignore[arg-type]
             samples.append(
                 {
                     "model": sample.model,
@@ -53,24 +71,40 @@ def build_report(
                     "clone_type": int(judged.rank) if judged.rank else None,
                     "similarity": verdict.similarity,
                     "trivial_type": verdict.trivial_type,
+                    "evidence_tier": tiered.tier if tiered else None,
+                    "evidence_strength": tiered.strength if tiered else None,
+                    "evidence_reasons": list(tiered.reasons) if tiered else [],
                     **_execution(executions, sample.id),
                 }
             )
             if evidence:
                 pairs += [
-                    _evidence(canonicals, settings, group, sample, pair)
-                    for pair in verdict.pairs
+                    {**_evidence(canonicals, settings, group, sample, pair),
+                     **(tiered.pairs[number].as_dict() if tiered else {}),
+                     "sample_function": pair["sample_function"],
+                     "in_answer": pair.get("in_answer", True)}
+                    for number, pair in enumerate(verdict.pairs)
                     if not pair["trivial"]
-                ]
+                ]  # fmt: skip
+    comparisons = compare_prompt_sets(groups)
+    compare_on_evidence(groups, comparisons, view)
     return {
         "schema": SCHEMA_VERSION,
         "profile": settings.config.profile.name,
         "settings": {**settings.describe(), "sampling": sampling},
-        "groups": [group.summary(executions) for group in groups],
-        "comparisons": compare_prompt_sets(groups),
+        "groups": [
+            {**group.summary(executions), **group_evidence(group, view)} for group in groups
+        ],
+        "comparisons": comparisons,
         "samples": samples,
         "evidence": pairs,
+        "uninformative_tasks": view.uninformative,
+        "evidence_rule": _rule(view),
     }
+
+
+def _rule(view: EvidenceView) -> dict:
+    return {**view.rule.as_dict(), "chance": view.chance, "reference_solutions": view.references}
 
 
 def _execution(executions: dict | None, sample_id) -> dict:
