@@ -3,7 +3,8 @@
 A pair is **evidence** when it rests on something convergence, chance and the prompt do not
 explain, and **similar** (a similar solution) otherwise:
 - an exact copy (`verbatim` >= `exact_verbatim`) of a canonical with at least
-  `exact_min_tokens` tokens of its own (lines repeating the prompt left out);
+  `exact_min_tokens` tokens of its own (lines repeating the prompt left out), or
+  `exact_plain_min_tokens` when the canonical has no names or literals of its own;
 - the canonical's own details kept: at least `details_min_distinct` distinct own names or
   literals, `details_kept` of them in order, with `detail_verbatim` of the tokens;
 - the same code up to renaming (`structure` 1.0) for a canonical of at least
@@ -31,6 +32,10 @@ EVIDENCE, SIMILAR, UNINFORMATIVE = "evidence", "similar", "uninformative"
 class EvidenceRule:
     exact_verbatim: float = 0.95
     exact_min_tokens: int = 20
+    exact_plain_min_tokens: int = 30
+    """An exact copy of a canonical with no names or literals of its own (only the prompt's
+    names, builtins and keywords) needs this many tokens: it is what the most direct solver
+    writes."""
     details_min_distinct: int = 2
     details_kept: float = 0.75
     detail_verbatim: float = 0.7
@@ -114,14 +119,17 @@ def assess_pair(
     strength = strength_of(features, profile, rule)
     hits: list[str] = []
     misses: list[str] = []
+    distinct = len(profile.own_names) + len(profile.own_literals)
+    needed = rule.exact_min_tokens if distinct else max(rule.exact_min_tokens,
+                                                        rule.exact_plain_min_tokens)  # fmt: skip
     if features.verbatim >= rule.exact_verbatim:
-        if own >= rule.exact_min_tokens:
+        if own >= needed:
             hits.append(f"exact copy: {features.verbatim:.0%} of {own} canonical tokens "
                         "verbatim, names and literals kept")  # fmt: skip
         else:
-            misses.append(f"exact copy, but the canonical is short ({own} own tokens < "
-                          f"{rule.exact_min_tokens}): any solver may write it")  # fmt: skip
-    distinct = len(profile.own_names) + len(profile.own_literals)
+            plain = "" if distinct else ", none of them its own names"
+            misses.append(f"exact copy, but the canonical is short ({own} tokens < {needed}"
+                          f"{plain}): any solver may write it")  # fmt: skip
     if distinct >= rule.details_min_distinct:
         kept = features.names_kept
         if features.details_kept >= rule.details_kept and features.verbatim >= rule.detail_verbatim:

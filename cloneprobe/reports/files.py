@@ -7,6 +7,16 @@ import io
 import json
 from pathlib import Path
 
+from .evidence_tables import (
+    EVIDENCE_COMPARISON_HEADER,
+    EVIDENCE_HEADER,
+    EVIDENCE_TITLE,
+    chance_line,
+    display_evidence_comparison_rows,
+    display_evidence_rows,
+    pair_reason_line,
+    uninformative_line,
+)
 from .html import render_html
 from .tables import (
     COMPARISON_COLUMNS,
@@ -53,6 +63,18 @@ def render_markdown(report: dict) -> str:
     parts = [
         "# cloneprobe audit",
         f"Settings: {settings_line(report)}.",
+        f"## {EVIDENCE_TITLE}",
+        _markdown_table(EVIDENCE_HEADER, display_evidence_rows(report)),
+        uninformative_line(report),
+        chance_line(report),
+    ]
+    evidence_comparisons = display_evidence_comparison_rows(report)
+    if evidence_comparisons:
+        parts += [
+            "## Original against other prompts, on evidence",
+            _markdown_table(EVIDENCE_COMPARISON_HEADER, evidence_comparisons),
+        ]
+    parts += [
         "## Tasks with a clone of the canonical solution (cumulative)",
         _markdown_table(GROUP_HEADER, display_group_rows(report)),
     ]
@@ -67,6 +89,14 @@ def render_markdown(report: dict) -> str:
         table = _markdown_table(CORRECTNESS_HEADER, correctness)
         parts += ["## pass@k (percent) beside memorization", table]
     parts.append(f"{len(report['evidence'])} clone pairs as evidence (see the HTML report).")
+    reasons = [
+        f"- {p['model']} t={p['temperature']:g} {p['prompt_set']} {p['task_id']} sample "
+        f"{p['sample']} (type {p['type']}, {p['similarity']}%): {pair_reason_line(p)}"
+        for p in report["evidence"]
+        if pair_reason_line(p)
+    ]
+    if reasons:
+        parts += ["## Why each clone pair is or is not evidence", "\n".join(reasons)]
     return "\n\n".join(parts) + "\n"
 
 
