@@ -20,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..benchmarks import Benchmark, nicad_min_lines
+from ..benchmarks.errors import BenchmarkError
 from ..clones import Fragment, SourceFile, compare_systems
 from .strength import AnswerFeatures, answer_fragments, best_answer_features
 
@@ -28,8 +29,8 @@ CHANCE_POOL = 256
 ENTRY = "__entry_point__"
 
 
-class ReferenceError(ValueError):
-    """A reference-solutions file that cannot be read."""
+class ReferencesError(BenchmarkError):
+    """A reference-solutions file that cannot be read (the CLI prints it and exits 2)."""
 
 
 def _renamed(fragment: Fragment, entry_point: str) -> Fragment:
@@ -110,7 +111,7 @@ def load_reference_solutions(path: Path, benchmark: Benchmark) -> dict[str, list
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise ReferenceError(f"{path}: cannot read the reference solutions ({error})") from error
+        raise ReferencesError(f"{path}: cannot read the reference solutions ({error})") from error
     programs: dict[str, list[str]] = defaultdict(list)
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -118,18 +119,18 @@ def load_reference_solutions(path: Path, benchmark: Benchmark) -> dict[str, list
         try:
             record = json.loads(line)
         except json.JSONDecodeError as error:
-            raise ReferenceError(f"{path}:{number}: not JSON ({error.msg}); give one object "
+            raise ReferencesError(f"{path}:{number}: not JSON ({error.msg}); give one object "
                                  "per line") from error  # fmt: skip
         task = benchmark.get(str(record.get("task_id"))) if isinstance(record, dict) else None
         if task is None:
-            raise ReferenceError(f"{path}:{number}: unknown or missing task_id; give a task "
+            raise ReferencesError(f"{path}:{number}: unknown or missing task_id; give a task "
                                  f"of {benchmark.name}")  # fmt: skip
         if isinstance(record.get("solution"), str):
             programs[task.task_id].append(record["solution"])
         elif isinstance(record.get("completion"), str):
             programs[task.task_id].append(task.prompt + record["completion"])
         else:
-            raise ReferenceError(f"{path}:{number}: needs a string `solution` (whole program) "
+            raise ReferencesError(f"{path}:{number}: needs a string `solution` (whole program) "
                                  "or `completion` (continuing the prompt)")  # fmt: skip
     return dict(programs)
 

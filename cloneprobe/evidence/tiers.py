@@ -73,7 +73,7 @@ class Assessment:
         return {"tier": self.tier, "strength": self.strength, "reasons": list(self.reasons)}
 
 
-def _names(names, limit: int = 4) -> str:
+def _names(names, limit: int = 5) -> str:
     shown = ", ".join(names[:limit])
     return shown + (", ..." if len(names) > limit else "")
 

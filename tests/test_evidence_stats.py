@@ -1,0 +1,54 @@
+"""The intervals the evidence rates come with, and a store written before evidence existed."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import closing
+
+import pytest
+
+from cloneprobe.benchmarks import load_humaneval
+from cloneprobe.clones import DetectorConfig
+from cloneprobe.detection import DetectionSettings, DetectionStore, SampleProgram, detect_samples
+from cloneprobe.stats import bootstrap_ratio, wilson_interval
+
+
+def test_wilson_interval_matches_the_closed_form():
+    low, high = wilson_interval(5, 10)
+    assert low == pytest.approx(0.2366, abs=1e-4) and high == pytest.approx(0.7634, abs=1e-4)
+    low, high = wilson_interval(0, 10)
+    assert low == 0.0 and high == pytest.approx(0.2775, abs=1e-4)
+    assert wilson_interval(0, 0) == (0.0, 0.0)
+
+
+def test_bootstrap_ratio_resamples_tasks_not_samples():
+    # One task holds every hit: resampling tasks makes the interval wide, as it should be.
+    clusters = [(10, 10)] + [(0, 10)] * 9
+    rate, low, high = bootstrap_ratio(clusters, seed=1)
+    assert rate == pytest.approx(0.1)
+    assert low == 0.0 and high >= 0.3
+    assert bootstrap_ratio([]) == (0.0, 0.0, 0.0)
+
+
+def test_verdicts_stored_before_evidence_are_judged_again(tmp_path):
+    path = tmp_path / "old.sqlite"
+    with closing(sqlite3.connect(path)) as db:
+        db.executescript(
+            "CREATE TABLE detections (sample_id INTEGER NOT NULL, detector_key TEXT NOT NULL, "
+            "clone_type TEXT, similarity INTEGER, trivial_type TEXT, pairs TEXT NOT NULL, "
+            "PRIMARY KEY (sample_id, detector_key));"
+        )
+        settings = DetectionSettings(DetectorConfig())
+        db.execute("INSERT INTO detections VALUES (1, ?, NULL, NULL, NULL, '[]')", (settings.key,))
+        db.commit()
+        assert DetectionStore(db).done(settings.key) == set()
+        benchmark = load_humaneval()
+        task = benchmark.get("HumanEval/0")
+        program = task.prompt + task.canonical_solution
+        samples = [SampleProgram(1, "HumanEval/0", program)]
+        assert detect_samples(db, benchmark, settings, samples) == 1
+        verdict = DetectionStore(db).verdicts(settings.key)[1]
+        assert verdict.clone_type == "1" and verdict.answer["verbatim"] == 1.0
+        stored = json.loads(db.execute("SELECT answer FROM detections").fetchone()[0])
+        assert stored["function"] == "has_close_elements"
