@@ -180,6 +180,17 @@ def library_names(tokens: Sequence[tuple[str, str]]) -> set[int]:
     return positions
 
 
+def imported_names(fragment: Fragment) -> set[str]:
+    """Names an `import` or `from ... import` line of the fragment brings in (a library's)."""
+    return {
+        text
+        for line in fragment.lines
+        if line and line[0][1] in ("import", "from")
+        for kind, text in line
+        if kind == "id"
+    }
+
+
 def build_profile(
     task: Task,
     canonical: Fragment,
@@ -210,6 +221,7 @@ def build_profile(
             and text not in KNOWN_NAMES
             and text not in GENERIC_NAMES
             and text not in prompt_words
+            and text not in imported
             and (usage[text] - 1) / others < COMMON_NAME_SHARE
         )
 
@@ -218,6 +230,7 @@ def build_profile(
         return kind in ("str", "char") and len(content.strip()) > 1 and content not in task.prompt
 
     library = library_names(kept)
+    imported = imported_names(canonical)
     details = tuple(
         text for position, (kind, text) in enumerate(kept)
         if (kind == "id" and position not in library and own_name(text)) or own_literal(kind, text)

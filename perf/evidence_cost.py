@@ -1,0 +1,65 @@
+"""The evidence view's work on a detection run's output, for perf/detect_throughput.py --evidence.
+
+What the audit adds to detection for evidence, done here on the in-memory workload: each
+canonical's profile (its own tokens, names, literals, the prompt's lines), each candidate's
+answer (entry point and the helpers it calls) and its features against its own task's
+canonical, the features of every clone pair, and the chance rate (a pool of other tasks'
+answers against every canonical, the detector's ladder). No timing here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import replace
+
+from cloneprobe.benchmarks import load_humaneval
+from cloneprobe.clones import CloneReport, DetectorConfig, Fragment, compare_systems
+from cloneprobe.detection import CanonicalFragments
+from cloneprobe.evidence.null_model import CHANCE_POOL, _renamed
+from cloneprobe.evidence.strength import answer_fragments, best_answer_features, features_of
+
+TASK_OF_FILE = re.compile(r"HumanEval_(\d+)\.py$")
+
+
+def evidence_pass(
+    report: CloneReport, candidates: Sequence[Fragment], config: DetectorConfig
+) -> dict[str, int]:
+    """Everything evidence computes beyond detection; returns what it counted."""
+    benchmark = load_humaneval()
+    canonicals = CanonicalFragments(benchmark)
+    tasks = list(benchmark)
+    profiles = {t.task_id: canonicals.profile(t.task_id) for t in tasks}
+    by_file: dict[str, list[Fragment]] = defaultdict(list)
+    for fragment in candidates:
+        by_file[fragment.file].append(fragment)
+    answers = 0
+    pool: list[Fragment] = []
+    pool_owner: dict[str, str] = {}
+    for file, fragments in by_file.items():
+        task = tasks[int(TASK_OF_FILE.search(file).group(1))]
+        profile = profiles[task.task_id]
+        if profile is None:
+            continue
+        features, _ = best_answer_features(profile, fragments, "")
+        answers += features is not None
+        if len(pool_owner) < CHANCE_POOL:
+            answer, found = answer_fragments(fragments, task.entry_point)
+            if found:
+                pool_owner[file] = task.task_id
+                pool += [_renamed(f, task.entry_point) for f in answer]
+    pairs = 0
+    for pair in report.pairs:
+        match = TASK_OF_FILE.search(pair.a.file)
+        profile = profiles[tasks[int(match.group(1))].task_id] if match else None
+        if profile is not None:
+            features_of(profile, pair.b)
+            pairs += 1
+    renamed = []
+    for task in tasks:
+        entry = canonicals.entry(task.task_id)
+        if entry is not None:
+            renamed.append(_renamed(entry, task.entry_point))
+    chance = compare_systems(renamed, pool, replace(config))
+    return {"answers": answers, "pair_features": pairs, "chance_pairs": len(chance.pairs)}
