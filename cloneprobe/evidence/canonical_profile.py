@@ -1,12 +1,13 @@
 """What of a canonical solution could be evidence: its tokens, less what the prompt shows.
 
 A canonical's *details* are the identifiers and literals an independent solver of the task would
-not write unprompted: not shown anywhere in the prompt (parameters, the function's name, words of
-the docstring), not a keyword or builtin, not a one-letter name, and not a name that many other
-canonicals of the benchmark use (`result`, `ans`, ...). Lines of the canonical that repeat a line
-of the prompt's own code (nearly: HumanEval/50's `decode_shift` is the prompt's `encode_shift`
-with `+ 5` made `- 5`) are not evidence; a canonical that is mostly such lines makes its task
-uninformative.
+not write unprompted: names not shown anywhere in the prompt (parameters, the function's name,
+words of the docstring), not a keyword or builtin, not one letter long, not a name any solver
+writes (`result`, `ans`, ..., or one many other canonicals of the benchmark use), not a
+library's (imported, an attribute, a keyword argument); and string literals whose text the
+prompt does not show. Lines of the canonical that repeat a line of the prompt's own code
+(nearly: HumanEval/50's `decode_shift` is the prompt's `encode_shift` with `+ 5` made `- 5`)
+are not evidence; a canonical that is mostly such lines makes its task uninformative.
 """
 
 from __future__ import annotations
