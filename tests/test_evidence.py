@@ -63,25 +63,19 @@ CONVERGENT_0 = """\
 """
 # A sample whose answer sorts and compares neighbours, with an unused helper holding the
 # canonical body: the helper's match is not the answer's.
-HELPER_MATCH_0 = (
-    """\
+HELPER_MATCH_0 = """\
     ordered = sorted(numbers)
     return any(b - a < threshold for a, b in zip(ordered, ordered[1:]))
 
 
 def _unused(numbers, threshold):
-"""
-    + canonical(0)
-)
-HELPER_CALLED_0 = (
-    """\
+""" + canonical(0)
+HELPER_CALLED_0 = """\
     return _check(numbers, threshold)
 
 
 def _check(numbers, threshold):
-"""
-    + canonical(0)
-)
+""" + canonical(0)
 
 
 def invoke(*args: str):
@@ -246,3 +240,24 @@ def test_original_against_fixed_is_compared_on_evidence(tmp_path):
     assert evidence["tasks"] == 2 and evidence["only_original"] == 2
     assert evidence["tasks_with_evidence_other"] == 0 and evidence["rate_difference"] == 100.0
     assert evidence["mcnemar_p"] == 0.5
+
+
+def test_exact_copy_of_a_short_canonical_is_only_a_similar_solution(tmp_path):
+    # HumanEval/13's canonical `while b: a, b = b, a % b` / `return a` is Euclid as every
+    # solver writes it: a verbatim copy is a Type-1 clone but no evidence.
+    report = detect(tmp_path, [{"task_id": "HumanEval/13", "completion": canonical(13)}])
+    sample = report["samples"][0]
+    assert sample["clone_type"] == 1 and sample["evidence_tier"] == "similar"
+    assert any("short" in r for r in sample["evidence_reasons"])
+
+
+def test_match_with_another_tasks_canonical_is_never_evidence(tmp_path):
+    # A sample for HumanEval/1 that is HumanEval/0's canonical, entry point renamed: with
+    # --cross-task it is a clone of /0's canonical, which says nothing of memorizing /1.
+    completion = canonical(0).replace("numbers", "paren_string")
+    records = [{"task_id": "HumanEval/1", "completion": completion}]
+    report = detect(tmp_path, records, "--cross-task")
+    sample = report["samples"][0]
+    assert sample["clone_type"] is not None
+    assert sample["evidence_tier"] == "similar"
+    assert any("another task's canonical (HumanEval/0)" in r for r in sample["evidence_reasons"])
