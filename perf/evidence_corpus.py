@@ -156,20 +156,32 @@ class IndependentSolver(ast.NodeTransformer):
         return node
 
 
-def convergent(prompt: str, canonical: str, entry_point: str, rng: random.Random) -> str | None:
-    """The canonical's algorithm as an independent solver writes it (None: it does not parse,
-    or no change of order or idiom applies, so that only the names would differ)."""
+def parsed_entry(source: str, entry_point: str) -> tuple[ast.Module, ast.FunctionDef] | None:
+    """The parsed program and its entry point's function (None: no parse or no function)."""
     try:
-        module = ast.parse(prompt + canonical)
+        module = ast.parse(source)
     except SyntaxError:
         return None
     function = _entry(module, entry_point)
-    if function is None:
-        return None
+    return None if function is None else (module, function)
+
+
+def fresh_names(module: ast.Module, function: ast.FunctionDef, rng: random.Random) -> dict:
+    """A new name for each local of `function`, none already used in `module`."""
     taken = {n.id for n in ast.walk(module) if isinstance(n, ast.Name)} | {
         a.arg for a in ast.walk(module) if isinstance(a, ast.arg)
     }
-    mapping = renaming(local_names(function), taken, rng)
+    return renaming(local_names(function), taken, rng)
+
+
+def convergent(prompt: str, canonical: str, entry_point: str, rng: random.Random) -> str | None:
+    """The canonical's algorithm as an independent solver writes it (None: it does not parse,
+    or no change of order or idiom applies, so that only the names would differ)."""
+    found = parsed_entry(prompt + canonical, entry_point)
+    if found is None:
+        return None
+    module, function = found
+    mapping = fresh_names(module, function, rng)
     for node in ast.walk(function):
         if isinstance(node, ast.Name) and node.id in mapping:
             node.id = mapping[node.id]
@@ -187,29 +199,19 @@ def convergent(prompt: str, canonical: str, entry_point: str, rng: random.Random
 
 def pasted_renamed(prompt: str, canonical: str, entry_point: str, rng: random.Random) -> str | None:
     """The canonical pasted with its local names changed, layout kept."""
-    source = prompt + canonical
-    try:
-        module = ast.parse(source)
-    except SyntaxError:
+    found = parsed_entry(prompt + canonical, entry_point)
+    if found is None:
         return None
-    function = _entry(module, entry_point)
-    if function is None:
-        return None
-    taken = {n.id for n in ast.walk(module) if isinstance(n, ast.Name)}
-    mapping = renaming(local_names(function), taken, rng)
-    return prompt + rename_tokens(canonical, mapping)
+    return prompt + rename_tokens(canonical, fresh_names(*found, rng))
 
 
 def layout_changed(prompt: str, canonical: str, entry_point: str) -> str | None:
     """The canonical with 2-space indentation, a blank line between statements, a comment of
     its own, and the prompt's docstring left out."""
-    try:
-        module = ast.parse(prompt + canonical)
-    except SyntaxError:
+    found = parsed_entry(prompt + canonical, entry_point)
+    if found is None:
         return None
-    function = _entry(module, entry_point)
-    if function is None:
-        return None
+    function = found[1]
     lines = (prompt + canonical).splitlines()
     header = lines[function.lineno - 1]
     body = canonical.splitlines()

@@ -261,3 +261,22 @@ def test_match_with_another_tasks_canonical_is_never_evidence(tmp_path):
     assert sample["clone_type"] is not None
     assert sample["evidence_tier"] == "similar"
     assert any("another task's canonical (HumanEval/0)" in r for r in sample["evidence_reasons"])
+
+
+def test_reports_show_the_evidence_view_and_the_reasons(tmp_path):
+    path = tmp_path / "samples.jsonl"
+    records = [{"task_id": "HumanEval/20", "completion": canonical(20)},
+               {"task_id": "HumanEval/20", "completion": CONVERGENT_20},
+               {"task_id": "HumanEval/50", "completion": canonical(50)}]  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    out = tmp_path / "out"
+    result = invoke("detect", str(path), "--store", str(tmp_path / "s.sqlite"), "--model", "m",
+                    "--temperature", "0.2", "--evidence", "--report", str(out))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    for text in (result.output, (out / "report.md").read_text(encoding="utf-8")):
+        assert "Evidence of memorization" in text
+        assert "HumanEval/50 (100% prompt code)" in text
+        assert "evidence (strength 1.00): exact copy" in text
+        assert "similar (strength" in text and "own names: keeps 0 of" in text
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "Evidence of memorization" in html and "own names: keeps 0 of" in html

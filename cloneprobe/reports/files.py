@@ -7,16 +7,7 @@ import io
 import json
 from pathlib import Path
 
-from .evidence_tables import (
-    EVIDENCE_COMPARISON_HEADER,
-    EVIDENCE_HEADER,
-    EVIDENCE_TITLE,
-    chance_line,
-    display_evidence_comparison_rows,
-    display_evidence_rows,
-    pair_reason_line,
-    uninformative_line,
-)
+from . import evidence_tables as ev
 from .html import render_html
 from .tables import (
     COMPARISON_COLUMNS,
@@ -63,16 +54,16 @@ def render_markdown(report: dict) -> str:
     parts = [
         "# cloneprobe audit",
         f"Settings: {settings_line(report)}.",
-        f"## {EVIDENCE_TITLE}",
-        _markdown_table(EVIDENCE_HEADER, display_evidence_rows(report)),
-        uninformative_line(report),
-        chance_line(report),
+        f"## {ev.EVIDENCE_TITLE}",
+        _markdown_table(ev.EVIDENCE_HEADER, ev.display_evidence_rows(report)),
+        ev.uninformative_line(report),
+        ev.chance_line(report),
     ]
-    evidence_comparisons = display_evidence_comparison_rows(report)
+    evidence_comparisons = ev.display_evidence_comparison_rows(report)
     if evidence_comparisons:
         parts += [
             "## Original against other prompts, on evidence",
-            _markdown_table(EVIDENCE_COMPARISON_HEADER, evidence_comparisons),
+            _markdown_table(ev.EVIDENCE_COMPARISON_HEADER, evidence_comparisons),
         ]
     parts += [
         "## Tasks with a clone of the canonical solution (cumulative)",
@@ -91,9 +82,9 @@ def render_markdown(report: dict) -> str:
     parts.append(f"{len(report['evidence'])} clone pairs as evidence (see the HTML report).")
     reasons = [
         f"- {p['model']} t={p['temperature']:g} {p['prompt_set']} {p['task_id']} sample "
-        f"{p['sample']} (type {p['type']}, {p['similarity']}%): {pair_reason_line(p)}"
+        f"{p['sample']} (type {p['type']}, {p['similarity']}%): {ev.pair_reason_line(p)}"
         for p in report["evidence"]
-        if pair_reason_line(p)
+        if ev.pair_reason_line(p)
     ]
     if reasons:
         parts += ["## Why each clone pair is or is not evidence", "\n".join(reasons)]

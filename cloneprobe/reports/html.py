@@ -6,16 +6,7 @@ from __future__ import annotations
 from html import escape
 
 from ..align import align_lines
-from .evidence_tables import (
-    EVIDENCE_COMPARISON_HEADER,
-    EVIDENCE_HEADER,
-    EVIDENCE_TITLE,
-    chance_line,
-    display_evidence_comparison_rows,
-    display_evidence_rows,
-    pair_reason_line,
-    uninformative_line,
-)
+from . import evidence_tables as ev
 from .tables import (
     COMPARISON_HEADER,
     CORRECTNESS_HEADER,
@@ -105,7 +96,7 @@ def _evidence_html(pair: dict) -> str:
         f"sample {pair['sample']} — type {pair['type']}, {pair['similarity']}% "
         f"(canonical of {pair['canonical_task']})"
     )
-    reasons = pair_reason_line(pair)
+    reasons = ev.pair_reason_line(pair)
     why = f'<p class="why">{escape(reasons)}</p>' if reasons else ""
     return (
         f'<div class="pair"><h3>{escape(title)}</h3>{why}<table><tr><th class="l">canonical '
@@ -120,10 +111,10 @@ def render_html(report: dict) -> str:
     body = [
         "<h1>cloneprobe audit</h1>",
         f"<p>{escape(settings_line(report))}</p>",
-        f"<h2>{escape(EVIDENCE_TITLE)}</h2>",
-        _table(EVIDENCE_HEADER, display_evidence_rows(report)),
-        f"<p>{escape(uninformative_line(report))}</p>",
-        f"<p>{escape(chance_line(report))}</p>",
+        f"<h2>{escape(ev.EVIDENCE_TITLE)}</h2>",
+        _table(ev.EVIDENCE_HEADER, ev.display_evidence_rows(report)),
+        f"<p>{escape(ev.uninformative_line(report))}</p>",
+        f"<p>{escape(ev.chance_line(report))}</p>",
         "<h2>Tasks with a clone of the canonical solution (cumulative)</h2>",
         _table(GROUP_HEADER, groups),
         "<h2>Clone rate against temperature</h2>",
@@ -134,10 +125,10 @@ def render_html(report: dict) -> str:
             "<h2>Original against other prompts</h2>",
             _table(COMPARISON_HEADER, comparisons),
         ]  # fmt: skip
-    evidence_comparisons = display_evidence_comparison_rows(report)
+    evidence_comparisons = ev.display_evidence_comparison_rows(report)
     if evidence_comparisons:
         body += ["<h2>Original against other prompts, on evidence</h2>",
-                 _table(EVIDENCE_COMPARISON_HEADER, evidence_comparisons)]  # fmt: skip
+                 _table(ev.EVIDENCE_COMPARISON_HEADER, evidence_comparisons)]  # fmt: skip
     correctness = display_correctness_rows(report)
     if correctness:
         body += ["<h2>pass@k (percent) beside memorization</h2>",

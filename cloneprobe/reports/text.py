@@ -6,16 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..align import align_lines
-from .evidence_tables import (
-    EVIDENCE_COMPARISON_HEADER,
-    EVIDENCE_HEADER,
-    EVIDENCE_TITLE,
-    chance_line,
-    display_evidence_comparison_rows,
-    display_evidence_rows,
-    pair_reason_line,
-    uninformative_line,
-)
+from . import evidence_tables as ev
 from .tables import (
     COMPARISON_HEADER,
     CORRECTNESS_HEADER,
@@ -30,9 +21,9 @@ from .tables import (
 def print_report(report: dict, console: Console, evidence: bool = False) -> None:
     console.print(f"[bold]cloneprobe audit[/bold]: {settings_line(report)}", highlight=False,
                   soft_wrap=True)  # fmt: skip
-    _table(console, EVIDENCE_TITLE, EVIDENCE_HEADER, display_evidence_rows(report))
-    console.print(uninformative_line(report), highlight=False, soft_wrap=True)
-    console.print(chance_line(report), highlight=False, soft_wrap=True)
+    _table(console, ev.EVIDENCE_TITLE, ev.EVIDENCE_HEADER, ev.display_evidence_rows(report))
+    console.print(ev.uninformative_line(report), highlight=False, soft_wrap=True)
+    console.print(ev.chance_line(report), highlight=False, soft_wrap=True)
     table = Table(title="Tasks with a clone of the canonical solution (cumulative)",
                   title_justify="left")  # fmt: skip
     for number, column in enumerate(GROUP_HEADER):
@@ -49,8 +40,8 @@ def print_report(report: dict, console: Console, evidence: bool = False) -> None
         for row in comparisons:
             comparison.add_row(*row)
         console.print(comparison)
-    _table(console, "Original against other prompts, on evidence", EVIDENCE_COMPARISON_HEADER,
-           display_evidence_comparison_rows(report))  # fmt: skip
+    _table(console, "Original against other prompts, on evidence", ev.EVIDENCE_COMPARISON_HEADER,
+           ev.display_evidence_comparison_rows(report))  # fmt: skip
     correctness = display_correctness_rows(report)
     if correctness:
         table = Table(title="pass@k (percent) beside memorization", title_justify="left")
@@ -71,8 +62,8 @@ def print_report(report: dict, console: Console, evidence: bool = False) -> None
                 f"{pair['similarity']}% vs canonical of {pair['canonical_task']}",
                 highlight=False, soft_wrap=True,
             )  # fmt: skip
-            if pair_reason_line(pair):
-                console.print(pair_reason_line(pair), highlight=False, soft_wrap=True)
+            if ev.pair_reason_line(pair):
+                console.print(ev.pair_reason_line(pair), highlight=False, soft_wrap=True)
             side = Table(show_header=True)
             side.add_column("canonical", overflow="fold")
             side.add_column("sample", overflow="fold")
