@@ -26,7 +26,7 @@ from .clones import (
     get_language,
     rank_of,
 )
-from .evidence.canonical_profile import CanonicalProfile, build_profile, name_usage
+from .evidence.canonical_profile import CanonicalProfile, build_profile, comments_of, name_usage
 from .evidence.strength import answer_fragments, best_answer_features, features_of
 
 SCHEMA = """
@@ -172,6 +172,7 @@ def detect_task(
     own_profile = canonicals.profile(task_id)
     entry_point = task.entry_point if task else ""
     answers = {sid: answer_fragments(frags, entry_point) for sid, frags in by_sample.items()}
+    programs = {s.sample_id: s.program or "" for s in samples}
     targets = (
         [t.task_id for t in canonicals.benchmark if t.language == language]
         if settings.cross_task
@@ -188,7 +189,8 @@ def detect_task(
             sample_id = int(pair.b.file.split("/", 1)[1])
             answer, _ = answers[sample_id]
             profile = canonicals.profile(target)
-            features = features_of(profile, pair.b) if profile else None
+            comments = comments_of(programs[sample_id]) if profile and profile.comments else ()
+            features = features_of(profile, pair.b, comments) if profile else None
             pairs_by_sample[sample_id].append(
                 {
                     "canonical_task": target,
@@ -203,7 +205,6 @@ def detect_task(
                     "features": features.as_dict() if features else None,
                 }
             )
-    programs = {s.sample_id: s.program or "" for s in samples}
     verdicts = []
     for sample_id, pairs in pairs_by_sample.items():
         summary = None

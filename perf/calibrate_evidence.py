@@ -150,6 +150,12 @@ def calibrate(profile: str, check: bool, seed: int) -> dict:
             for row in figures["classes"]:
                 c = passed.get(row["class"])
                 row["tests_passed"] = f"{c['passed']}/{c['samples']}" if c else "-"
+            figures["tests_failed"] = {
+                name: sorted(s["task_id"] for s in report["samples"]
+                             if s["model"] == name and s.get("passed") is False)
+                for name in EXPECTED
+                if name != "stub"
+            }  # fmt: skip
         figures["missed"] = {
             name: sorted(
                 s["task_id"] for s in report["samples"]
@@ -185,6 +191,8 @@ def print_figures(figures: dict) -> None:
           f"{', '.join(figures['uninformative_tasks']) or 'none'}")  # fmt: skip
     for name, tasks in figures["missed"].items():
         print(f"{name} not evidence ({len(tasks)}): {', '.join(tasks)}")
+    for name, tasks in figures.get("tests_failed", {}).items():
+        print(f"{name} failing its tests ({len(tasks)}): {', '.join(tasks) or '-'}")
     for name, tasks in figures["false_evidence"].items():
         print(f"{name} tiered evidence ({len(tasks)}): {', '.join(tasks) or '-'}")
     print("\nsweep: evidence rate per class, one threshold varied, the others at their defaults")

@@ -280,3 +280,37 @@ def test_reports_show_the_evidence_view_and_the_reasons(tmp_path):
         assert "similar (strength" in text and "own names: keeps 0 of" in text
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "Evidence of memorization" in html and "own names: keeps 0 of" in html
+
+
+# HumanEval/99 in a solver's own words (names, `0 < x`, `'.5' == ...`, `round` before `int`)
+# that kept the canonical's comment: a comment is something no independent solver repeats.
+OWN_WORDS_99 = """\
+    import math
+    if value.count('.') == 1:
+        # remove trailing zeros
+        while value[-1] == '0':
+            value = value[:-1]
+    x = float(value)
+    if '.5' == value[-2:]:
+        if 0 < x:
+            out = math.ceil(x)
+        else:
+            out = math.floor(x)
+    elif len(value) > 0:
+        out = int(round(x))
+    else:
+        out = 0
+    return out
+"""
+
+
+def test_a_kept_comment_of_the_canonical_is_evidence(tmp_path):
+    without = OWN_WORDS_99.replace("        # remove trailing zeros\n", "")
+    report = detect(tmp_path, [{"task_id": "HumanEval/99", "completion": OWN_WORDS_99},
+                               {"task_id": "HumanEval/99", "completion": without}])  # fmt: skip
+    samples = by_task(report)
+    kept, dropped = samples[("HumanEval/99", 0)], samples[("HumanEval/99", 1)]
+    assert kept["clone_type"] == 3 and dropped["clone_type"] == 3
+    assert kept["evidence_tier"] == "evidence"
+    assert kept["evidence_reasons"] == ["repeats 1 of the canonical's comments"]
+    assert dropped["evidence_tier"] == "similar"
