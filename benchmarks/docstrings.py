@@ -35,8 +35,9 @@ def docstring_line_ranges(prompt: str) -> list[tuple[int, int]]:
     return sorted(ranges)
 
 
-def code_without_docstrings(prompt: str) -> str:
-    """The prompt's syntax tree with docstrings removed: what a prompt fix must never change."""
+def syntax_without_docstrings(prompt: str) -> str:
+    """A dump (`ast.dump`) of the prompt's syntax tree with docstrings removed: what a prompt
+    fix must never change. Two prompts have the same code when their dumps are equal."""
     tree = ast.parse(prompt)
     for holder in docstring_holders(tree):
         holder.body = holder.body[1:] or [ast.Pass()]

@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .docstrings import code_without_docstrings
+from .docstrings import syntax_without_docstrings
 from .edits import PromptEdit, apply_edit, check_kind, edit_for_substring
 from .errors import BenchmarkError
 from .reference_run import run_reference
@@ -67,7 +67,7 @@ def check_fixed_prompt(task: Task, fixed: str) -> list[str]:
     """Problems with a fixed prompt: changed code or signature, or canonical + tests failing."""
     problems = []
     try:
-        if code_without_docstrings(fixed) != code_without_docstrings(task.prompt):
+        if syntax_without_docstrings(fixed) != syntax_without_docstrings(task.prompt):
             problems.append("the code changed (only docstrings and comments may change)")
     except SyntaxError as error:
         return [f"the fixed prompt does not parse: {error}"]

@@ -21,11 +21,13 @@ from .clones import (
     DetectorConfig,
     Fragment,
     FragmentExtractor,
+    Layout,
     SourceFile,
     compare_systems,
     get_language,
     rank_of,
 )
+from .clones.docstrings import blank_docstrings
 from .evidence.canonical_profile import CanonicalProfile, build_profile, comments_of, name_usage
 from .evidence.strength import answer_fragments, best_answer_features, features_of
 
@@ -65,8 +67,9 @@ class DetectionSettings:
     config: DetectorConfig
     cross_task: bool = False
     study_min_lines: bool = True
-    """With the nicad profile, use the study's per-task minimum size (half the canonical's
-    lines, never below 5) unless --min-lines is given."""
+    """With the nicad profile, use the study's settings: its per-task minimum size (half the
+    canonical's lines, never below 5) unless --min-lines is given, and samples with their
+    docstrings removed."""
     reference_solutions: Path | None = None
     """Independent solutions of the tasks (JSONL), the evidence's null model; verdicts do not
     depend on it, so it is not part of the key."""
@@ -77,6 +80,7 @@ class DetectionSettings:
             **self.config.settings(),
             "cross_task": self.cross_task,
             "study_min_lines": self.uses_study_min_lines,
+            "study_samples": self.prepares_study_samples,
         }
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:12]
 
@@ -88,45 +92,57 @@ class DetectionSettings:
             and self.config.min_lines is None
         )
 
+    @property
+    def prepares_study_samples(self) -> bool:
+        """With the nicad profile, samples are judged as the study prepared them: docstrings
+        removed (NiCad's own grammar drops only a leading triple-double-quoted one)."""
+        return self.study_min_lines and self.config.profile.name == "nicad"
+
+    def sample_text(self, program: str, language: str = "python") -> str:
+        """The sample's text as the detector sees it (line numbers unchanged)."""
+        return blank_docstrings(program, language) if self.prepares_study_samples else program
+
     def describe(self) -> dict:
         settings = self.config.settings()
         if self.uses_study_min_lines:
             settings["min_lines"] = "per task: max(5, canonical lines // 2)"
+        if self.prepares_study_samples:
+            settings["samples"] = "docstrings removed, as the study prepared them"
         return {**settings, "cross_task": self.cross_task, "detector_key": self.key}
 
 
 class CanonicalFragments:
-    """Each task's canonical fragment, extracted once."""
+    """Each task's canonical fragment, extracted once per layout (the profile's)."""
 
     def __init__(self, benchmark: Benchmark) -> None:
         self.benchmark = benchmark
-        self.extractors: dict[str, FragmentExtractor] = {}
-        self.cache: dict[str, list[Fragment]] = {}
+        self.extractors: dict[tuple[str, Layout], FragmentExtractor] = {}
+        self.cache: dict[tuple[str, Layout], list[Fragment]] = {}
         self.profiles: dict[str, CanonicalProfile | None] = {}
         self.usage = None
 
-    def extractor(self, language: str) -> FragmentExtractor:
-        if language not in self.extractors:
-            self.extractors[language] = FragmentExtractor(get_language(language))
-        return self.extractors[language]
+    def extractor(self, language: str, layout: Layout = "statements") -> FragmentExtractor:
+        if (language, layout) not in self.extractors:
+            self.extractors[language, layout] = FragmentExtractor(get_language(language), layout)
+        return self.extractors[language, layout]
 
-    def of(self, task_id: str) -> list[Fragment]:
-        if task_id not in self.cache:
+    def of(self, task_id: str, layout: Layout = "statements") -> list[Fragment]:
+        if (task_id, layout) not in self.cache:
             task = self.benchmark.get(task_id)
             if task is None:
-                self.cache[task_id] = []
+                self.cache[task_id, layout] = []
             else:
                 source = SourceFile(f"canonical/{task_id}", canonical_source(task))
-                fragments = self.extractor(task.language).extract(source)
-                self.cache[task_id] = [
+                fragments = self.extractor(task.language, layout).extract(source)
+                self.cache[task_id, layout] = [
                     f for f in fragments if f.name == task.entry_point
                 ] or fragments
-        return self.cache[task_id]
+        return self.cache[task_id, layout]
 
-    def entry(self, task_id: str) -> Fragment | None:
+    def entry(self, task_id: str, layout: Layout = "statements") -> Fragment | None:
         """The canonical's entry-point fragment."""
         task = self.benchmark.get(task_id)
-        fragments = self.of(task_id)
+        fragments = self.of(task_id, layout)
         named = [f for f in fragments if task and f.name == task.entry_point]
         return (named or fragments or [None])[-1]
 
@@ -161,12 +177,14 @@ def detect_task(
     """Verdicts for one task's samples against its canonical (or every canonical)."""
     task = canonicals.benchmark.get(task_id)
     language = task.language if task else "python"
-    extractor = canonicals.extractor(language)
+    layout = settings.config.profile.layout
+    extractor = canonicals.extractor(language, layout)
     fragments_b: list[Fragment] = []
     by_sample: dict[int, list[Fragment]] = {}
     for sample in samples:
+        text = settings.sample_text(sample.program or "", language)
         by_sample[sample.sample_id] = extractor.extract(
-            SourceFile(f"sample/{sample.sample_id}", sample.program or "")
+            SourceFile(f"sample/{sample.sample_id}", text)
         )
         fragments_b += by_sample[sample.sample_id]
     own_profile = canonicals.profile(task_id)
@@ -184,7 +202,7 @@ def detect_task(
         target_task = canonicals.benchmark.get(target)
         if settings.uses_study_min_lines and target_task is not None:
             config = replace(config, min_lines=nicad_min_lines(target_task))
-        report = compare_systems(canonicals.of(target), fragments_b, config)
+        report = compare_systems(canonicals.of(target, layout), fragments_b, config)
         for pair in report.pairs:
             sample_id = int(pair.b.file.split("/", 1)[1])
             answer, _ = answers[sample_id]

@@ -3,7 +3,7 @@
 What the audit adds to detection for evidence, done here on the in-memory workload: each
 canonical's profile (its own tokens, names, literals, the prompt's lines), each candidate's
 answer (entry point and the helpers it calls) and its features against its own task's
-canonical, the features of every clone pair, and the chance rate (a pool of other tasks'
+canonical, the features and tier of every clone pair, and the chance rate (a pool of other tasks'
 answers against every canonical, the detector's ladder). No timing here.
 """
 
@@ -19,6 +19,7 @@ from cloneprobe.clones import CloneReport, DetectorConfig, Fragment, compare_sys
 from cloneprobe.detection import CanonicalFragments
 from cloneprobe.evidence.null_model import CHANCE_POOL, _renamed
 from cloneprobe.evidence.strength import answer_fragments, best_answer_features, features_of
+from cloneprobe.evidence.tiers import NullContext, assess_pair
 
 TASK_OF_FILE = re.compile(r"HumanEval_(\d+)\.py$")
 
@@ -52,13 +53,18 @@ def evidence_pass(
     pairs = 0
     for pair in report.pairs:
         match = TASK_OF_FILE.search(pair.a.file)
-        profile = profiles[tasks[int(match.group(1))].task_id] if match else None
+        target = tasks[int(match.group(1))].task_id if match else None
+        profile = profiles.get(target) if target else None
         if profile is not None:
-            features_of(profile, pair.b)
+            features = features_of(profile, pair.b)
+            own = tasks[int(TASK_OF_FILE.search(pair.b.file).group(1))].task_id
+            record = {"canonical_task": target, "trivial": pair.trivial, "in_answer": True,
+                      "sample_function": pair.b.name}  # fmt: skip
+            assess_pair(record, own, profile, features, NullContext())
             pairs += 1
     renamed = []
     for task in tasks:
-        entry = canonicals.entry(task.task_id)
+        entry = canonicals.entry(task.task_id, config.profile.layout)
         if entry is not None:
             renamed.append(_renamed(entry, task.entry_point))
     chance = compare_systems(renamed, pool, replace(config))

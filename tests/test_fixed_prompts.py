@@ -8,7 +8,7 @@ import pytest
 
 from cloneprobe.benchmarks import ISSUE_KINDS, BenchmarkError, PromptEdit, load_humaneval
 from cloneprobe.benchmarks.build_fixed import FIXED, build_fixed_records, render
-from cloneprobe.benchmarks.docstrings import code_without_docstrings
+from cloneprobe.benchmarks.docstrings import syntax_without_docstrings
 from cloneprobe.benchmarks.edits import apply_edits, edit_for_substring
 from cloneprobe.benchmarks.fixer import find_examples, fix_urls, mechanical_fixes
 from cloneprobe.benchmarks.prompts import fixed_records
@@ -43,7 +43,8 @@ def test_provenance_replayed_on_the_original_gives_the_fixed_prompt(humaneval, r
 def test_code_entry_point_and_signature_never_change(humaneval, records):
     for task in humaneval:
         fixed = records[task.task_id]["prompt"]
-        assert code_without_docstrings(fixed) == code_without_docstrings(task.prompt), task.task_id
+        same_code = syntax_without_docstrings(fixed) == syntax_without_docstrings(task.prompt)
+        assert same_code, task.task_id
         assert f"def {task.entry_point}(" in fixed
 
 

@@ -5,7 +5,6 @@ dropped connections, timeouts), final failures, the concurrency limit and the AP
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 from openai_test_server import OpenAITestServer, count_words, counting_responder, seeded_responder
@@ -181,12 +180,10 @@ def test_dropped_connection_is_retried():
 def test_response_slower_than_the_timeout_is_abandoned_and_retried():
     with OpenAITestServer(body_responder) as server:
         server.slow_next(2.0)
-        started = time.monotonic()
         [result] = generate(make_backend(server, timeout=0.3), [make_request()])
-        elapsed = time.monotonic() - started
+        # had the client waited for the slow answer, it would have asked only once
         assert len(server.requests) == 2
     assert result.error is None and result.texts == [BODY]
-    assert elapsed < 1.5  # did not wait for the slow answer
 
 
 @pytest.mark.parametrize(
@@ -233,18 +230,15 @@ def test_one_failed_request_does_not_spoil_the_others():
 def test_concurrency_limit_bounds_the_requests_in_flight():
     latency = 0.2
     with OpenAITestServer(body_responder, latency=latency) as server:
-        started = time.monotonic()
         results = generate(
             make_backend(server, concurrency=4), [make_request(key=k) for k in range(12)]
         )
-        elapsed = time.monotonic() - started
         starts = sorted(r["timestamp"] for r in server.requests)
     assert sorted(r.request.key for r in results) == list(range(12))
     assert all(r.error is None for r in results)
     # each request is in the server for at least `latency` after its timestamp
     overlap = max(sum(1 for s in starts if s <= t < s + latency) for t in starts)
     assert 3 <= overlap <= 4  # parallel, and never more than the limit
-    assert elapsed >= 3 * latency * 0.95  # 12 requests, 4 at a time: at least 3 rounds
 
 
 def test_api_key_is_sent_as_bearer_token():

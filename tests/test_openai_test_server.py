@@ -244,10 +244,8 @@ def test_drop_next_closes_the_connection_without_a_response():
 def test_slow_next_times_out_the_client_and_the_server_keeps_serving(capfd):
     with OpenAITestServer() as server:
         server.slow_next(0.8)
-        started = time.monotonic()
         with pytest.raises((TimeoutError, socket.timeout)):
             complete(server, timeout=0.2)
-        assert time.monotonic() - started < 0.7
         assert complete(server)[0] == 200  # served while the slow one still sleeps
         time.sleep(1.0)  # the slow handler now writes to a closed connection
         assert complete(server)[0] == 200
@@ -316,13 +314,14 @@ def test_concurrent_requests_overlap():
             with urllib.request.urlopen(req, timeout=10) as response:
                 return json.loads(response.read())
 
-        started = time.monotonic()
         with ThreadPoolExecutor(max_workers=32) as pool:
             results = list(pool.map(one, range(32)))
-        elapsed = time.monotonic() - started
         assert len(results) == 32 and all(r["choices"] for r in results)
-        assert len(server.requests) == 32
-        assert elapsed < 2.5
+        starts = sorted(r["timestamp"] for r in server.requests)
+        assert len(starts) == 32
+        # each request stays in the server 0.2 s after its timestamp: how many were in at once
+        overlap = max(sum(1 for s in starts if s <= t < s + 0.2) for t in starts)
+        assert overlap > 1, "the server handled the requests one after another"
 
 
 def test_closed_server_has_no_base_url():

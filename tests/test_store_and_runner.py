@@ -9,9 +9,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from openai_test_server import OpenAITestServer, counting_responder, seeded_responder
 
 from cloneprobe.benchmarks import load_humaneval, load_prompt_set
+from cloneprobe.cli import main
 from cloneprobe.generation import (
     Plan,
     SampleStore,
@@ -245,18 +247,28 @@ def test_api_key_never_reaches_the_store(plan, tmp_path, monkeypatch):
     assert "secret.sqlite" in found and not any(found.values())
 
 
-def test_credentials_in_the_base_url_never_reach_the_store(plan, tmp_path):
-    path = tmp_path / "url.sqlite"
-    with SampleStore(path) as store, OpenAITestServer(counting_responder()) as server:
-        url = server.base_url.replace("http://", f"http://user:{SECRET}@")
-        backend = OpenAIBackend("test-model", base_url=url, backoff=0.01, max_backoff=0.05)
-        summary = run_plan(MODEL, backend, plan, store, library_versions())
-        assert summary.generated == TOTAL
-        [record] = store.runs()
-        assert record["settings"]["base_url"] == server.base_url
-        assert not any(secret_in_store_files(path).values())
+@pytest.mark.parametrize(
+    "credentials",
+    [lambda url: url.replace("http://", f"http://user:{SECRET}@"),
+     lambda url: f"{url}?api_key={SECRET}"],
+    ids=["userinfo", "query"],
+)
+def test_credentials_in_the_base_url_never_reach_the_store_or_report(credentials, tmp_path):
+    """Through the CLI, which records its options with the run and in the report."""
+    path, report = tmp_path / "url.sqlite", tmp_path / "report"
+    with OpenAITestServer(counting_responder()) as server:
+        result = CliRunner().invoke(main, [
+            "audit", "--model", "openai:test-model", "--base-url", credentials(server.base_url),
+            "--limit", "2", "-n", "1", "--prompts", "original", "--store", str(path),
+            "--report", str(report), "--json",
+        ], env={"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": None})  # fmt: skip
+        assert result.exit_code == 0, result.output
+        assert len(server.requests) == 2
+    assert SECRET not in result.output
     found = secret_in_store_files(path)
     assert "url.sqlite" in found and not any(found.values())
+    for file in report.iterdir():
+        assert SECRET not in file.read_text(encoding="utf-8"), file.name
 
 
 def test_growing_n_with_a_seed_adds_new_draws_not_copies(humaneval, prompt_sets, store):

@@ -18,11 +18,6 @@ from ..clones.types import CLONE_TYPES
 from ..generation.errors import GenerationError
 from ..generation.store import DEFAULT_STORE
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 
 def apply(options: list[Callable]) -> Callable:
     """One decorator applying `options` in the order listed (as they show in --help)."""
@@ -48,6 +43,10 @@ def _load_config(ctx: click.Context, param: click.Parameter, path: Path | None) 
     command line still win; values get the same conversions and range checks as the flags)."""
     if path is None:
         return None
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
@@ -214,8 +213,14 @@ sample_source_options = apply([
 
 
 def recorded_options(options: dict) -> dict:
-    """The resolved options as the store keeps them with a run (paths as text)."""
-    return {k: (str(v) if isinstance(v, Path) else v) for k, v in options.items()}
+    """The resolved options as the store keeps them with a run (paths as text, credentials
+    out of the base URL)."""
+    from ..generation.secrets import redact_url
+
+    recorded = {k: (str(v) if isinstance(v, Path) else v) for k, v in options.items()}
+    if recorded.get("base_url"):
+        recorded["base_url"] = redact_url(recorded["base_url"])
+    return recorded
 
 
 def generation_settings(options: dict):

@@ -66,13 +66,15 @@ def chance_rates(
     pooled answers of other tasks compared)."""
     benchmark: Benchmark = canonicals.benchmark
     pool = [samples[i] for i in chance_pool(samples)]
+    layout = settings.config.profile.layout
     answers: list[Fragment] = []
     for number, (task_id, program) in enumerate(pool):
         task = benchmark.get(task_id)
         if task is None:
             continue
-        extractor = canonicals.extractor(task.language)
-        fragments = extractor.extract(SourceFile(f"pool/{number}", program))
+        extractor = canonicals.extractor(task.language, layout)
+        text = settings.sample_text(program, task.language)
+        fragments = extractor.extract(SourceFile(f"pool/{number}", text))
         answer, found = answer_fragments(fragments, task.entry_point)
         if found:
             answers += [_renamed(f, task.entry_point) for f in answer]
@@ -84,7 +86,7 @@ def chance_rates(
     groups: dict[int | None, list[Fragment]] = defaultdict(list)
     origin: dict[int, str] = {}
     for task in benchmark:
-        entry = canonicals.entry(task.task_id)
+        entry = canonicals.entry(task.task_id, layout)
         if entry is None:
             continue
         size = nicad_min_lines(task) if settings.uses_study_min_lines else None

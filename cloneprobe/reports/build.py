@@ -113,20 +113,24 @@ def _execution(executions: dict | None, sample_id) -> dict:
 
 
 def _evidence(canonicals, settings, group, sample, pair: dict) -> dict:
+    layout = settings.config.profile.layout
     canonical = next(
         (
             f
-            for f in canonicals.of(pair["canonical_task"])
+            for f in canonicals.of(pair["canonical_task"], layout)
             if [f.start_line, f.end_line] == pair["canonical_lines"]
         ),
         None,
     )
     task = canonicals.benchmark.get(sample.task_id)
-    extractor: FragmentExtractor = canonicals.extractor(task.language if task else "python")
+    language = task.language if task else "python"
+    extractor: FragmentExtractor = canonicals.extractor(language, layout)
     fragment = next(
         (
             f
-            for f in extractor.extract(SourceFile("sample", sample.program or ""))
+            for f in extractor.extract(
+                SourceFile("sample", settings.sample_text(sample.program or "", language))
+            )
             if [f.start_line, f.end_line] == pair["sample_lines"]
         ),
         None,

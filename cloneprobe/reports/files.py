@@ -7,6 +7,7 @@ import io
 import json
 from pathlib import Path
 
+from ..aggregate import TYPES
 from . import evidence_tables as ev
 from .html import render_html
 from .tables import (
@@ -130,7 +131,7 @@ def render_latex(report: dict) -> str:
         cells = []
         for label in labels:
             group = by_label.get(label)
-            cells += [str(group["tasks_with_clone"][t]) for t in "123"] if group else ["--"] * 3
+            cells += [str(group["tasks_with_clone"][t]) for t in TYPES] if group else ["--"] * 3
         lines.append(f"{name} & " + " & ".join(cells) + r" \\")
     lines += [r"\hline", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..aggregate import TYPES
+
 GROUP_COLUMNS = [
     "model", "temperature", "prompt_set", "tasks", "samples",
     "tasks_type1", "tasks_type2", "tasks_type3",
@@ -23,11 +25,11 @@ def group_rows(report: dict) -> list[list]:
     for g in report["groups"]:
         rows.append(
             [g["model"], g["temperature"], g["prompt_set"], g["tasks"], g["samples"]]
-            + [g["tasks_with_clone"][t] for t in "123"]
-            + [g["task_rate"][t] for t in "123"]
-            + [g["tasks_with_clone_exclusive"][t] for t in "123"]
-            + [g["samples_with_clone"][t] for t in "123"]
-            + [g["sample_rate"][t] for t in "123"]
+            + [g["tasks_with_clone"][t] for t in TYPES]
+            + [g["task_rate"][t] for t in TYPES]
+            + [g["tasks_with_clone_exclusive"][t] for t in TYPES]
+            + [g["samples_with_clone"][t] for t in TYPES]
+            + [g["sample_rate"][t] for t in TYPES]
             + [g["tasks_trivial_only"], g["settings_key"]]
         )
     return rows
@@ -56,8 +58,9 @@ def settings_line(report: dict) -> str:
     )
 
 
-GROUP_HEADER = ["model", "temperature", "prompts", "tasks", "samples", "Type-1", "Type-2",
-                "Type-3", "samples T1/T2/T3", "trivial only"]  # fmt: skip
+GROUP_HEADER = ["model", "temperature", "prompts", "tasks", "samples",
+                *(f"Type-{t}" for t in TYPES), f"samples T{'/T'.join(TYPES)}",
+                "trivial only"]  # fmt: skip
 COMPARISON_HEADER = ["model", "temperature", "vs", "type", "original", "other", "only original",
                      "only other", "McNemar p", "difference [95% CI]"]  # fmt: skip
 
@@ -66,8 +69,8 @@ def display_group_rows(report: dict) -> list[list[str]]:
     """Group rows as people read them: counts with task rates, sample counts per type."""
     return [
         [g["label"], f"{g['temperature']:g}", g["prompt_set"], str(g["tasks"]), str(g["samples"])]
-        + [f"{g['tasks_with_clone'][t]} ({g['task_rate'][t]:.1f}%)" for t in "123"]
-        + ["/".join(str(g["samples_with_clone"][t]) for t in "123"), str(g["tasks_trivial_only"])]
+        + [f"{g['tasks_with_clone'][t]} ({g['task_rate'][t]:.1f}%)" for t in TYPES]
+        + ["/".join(str(g["samples_with_clone"][t]) for t in TYPES), str(g["tasks_trivial_only"])]
         for g in report["groups"]
     ]
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import openai
 
 from ..errors import GenerationError
+from ..secrets import redact_url
 from .base import Backend, GenerationRequest, GenerationResult, OnResult
 
 log = logging.getLogger(__name__)
@@ -54,7 +55,7 @@ class OpenAIBackend(Backend):
         return {
             "backend": "openai",
             "model": self.model,
-            "base_url": _without_credentials(self.base_url),
+            "base_url": redact_url(self.base_url),
             "concurrency": self.concurrency,
             "timeout": self.timeout,
             "openai": openai.__version__,
@@ -186,11 +187,3 @@ def _retry_after(error: openai.APIStatusError) -> float | None:
         return max(0.0, float(value)) if value is not None else None
     except ValueError:
         return None
-
-
-def _without_credentials(url: str | None) -> str | None:
-    """A base URL with any user:password@ part removed (never stored)."""
-    if not url or "@" not in url:
-        return url
-    scheme, _, rest = url.partition("://")
-    return f"{scheme}://{rest.split('@', 1)[1]}"

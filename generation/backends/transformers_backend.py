@@ -129,7 +129,10 @@ class TransformersBackend(Backend):
         if first.seed is not None:
             torch.manual_seed(first.seed + seed_offset)
         prompts = [self.render_prompt(r) for r in requests]
-        encoded = tokenizer(prompts, return_tensors="pt", padding=True)
+        # causal models take ids and mask only (some tokenizers add token_type_ids)
+        encoded = tokenizer(
+            prompts, return_tensors="pt", padding=True, return_token_type_ids=False
+        )
         sampling = first.temperature > 0
         options = {
             "max_new_tokens": first.max_new_tokens,

@@ -1,0 +1,151 @@
+"""The import graph: every stage a package, data flowing one way, commands that never import
+each other, and a command line that starts without the heavy libraries.
+
+Read from the source with `ast`, so a new import that runs back up the pipeline fails here.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+STAGE_FOLDERS = {"benchmarks": "benchmarks", "generation": "generation",
+                 "execution": "execution", "clones": "clones", "signals": "signals",
+                 "scan": "scan"}  # fmt: skip
+"""Top-level folders imported as cloneprobe.<name> (those that exist)."""
+ALLOWED = {
+    "benchmarks": set(),
+    "clones": set(),
+    "generation": {"benchmarks"},
+    "execution": {"benchmarks"},
+    "signals": {"benchmarks", "generation", "clones"},
+    "scan": {"benchmarks", "clones"},
+    "audit": {"benchmarks", "generation", "execution", "clones", "signals", "scan"},
+    "reports": {"audit", "benchmarks", "clones"},
+    "flow": {"audit", "reports", "benchmarks", "generation", "execution", "clones", "signals",
+             "scan"},
+    "cli": {"flow", "audit", "reports", "benchmarks", "generation", "execution", "clones",
+            "signals", "scan"},
+}  # fmt: skip
+"""Which stages each stage may import: data flows benchmarks -> generation -> execution and
+clones -> the audit (cloneprobe/) -> reports; the flow (`pipeline.py`, `settings.py`) runs
+them in order; the CLI may call anything."""
+COMMAND_HELPERS = {"main", "options", "console", "__init__"}
+
+
+def source_files() -> dict[Path, str]:
+    """Each module and the dotted package it belongs to (cloneprobe.<...>)."""
+    files = {}
+    for folder in ["cloneprobe", *STAGE_FOLDERS]:
+        if not (ROOT / folder).is_dir():
+            continue
+        for path in (ROOT / folder).rglob("*.py"):
+            relative = path.relative_to(ROOT).with_suffix("")
+            parts = list(relative.parts)
+            if parts[0] != "cloneprobe":
+                parts = ["cloneprobe", *parts]
+            files[path] = ".".join(parts)
+    return files
+
+
+def stage_of(module: str) -> str:
+    parts = module.split(".")
+    if len(parts) < 2 or parts[0] != "cloneprobe":
+        return "outside"
+    if parts[1] in STAGE_FOLDERS:
+        return parts[1]
+    if parts[1] in ("cli", "reports"):
+        return parts[1]
+    if parts[1] in ("pipeline", "settings"):
+        return "flow"
+    if parts[1] == "__main__":
+        return "cli"
+    return "audit"
+
+
+def imports_of(path: Path, module: str) -> list[str]:
+    """The cloneprobe modules `path` imports (relative imports resolved)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            found += [f"{target}.{alias.name}" for alias in node.names] + [target]
+        elif isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+    return [name for name in found if name.startswith("cloneprobe.")]
+
+
+def test_no_import_runs_back_up_the_pipeline():
+    wrong = []
+    for path, module in source_files().items():
+        stage = stage_of(module)
+        for target in imports_of(path, module):
+            other = stage_of(target)
+            if other not in (stage, "outside") and other not in ALLOWED[stage]:
+                wrong.append(f"{path.relative_to(ROOT)} ({stage}) imports {target} ({other})")
+    assert wrong == []
+
+
+def test_no_command_module_imports_another():
+    wrong = []
+    cli = ROOT / "cloneprobe" / "cli"
+    commands = {p.stem for p in cli.glob("*.py")} - COMMAND_HELPERS
+    for path in cli.glob("*.py"):
+        if path.stem == "main":
+            continue  # the group registers every command
+        for target in imports_of(path, f"cloneprobe.cli.{path.stem}"):
+            parts = target.split(".")
+            if len(parts) > 2 and parts[1] == "cli" and parts[2] in commands - {path.stem}:
+                wrong.append(f"{path.name} imports {target}")
+    assert wrong == []
+
+
+def test_every_package_folder_is_packaged():
+    """A non-editable install gets only the packages pyproject.toml lists."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(setuptools["packages"])
+    expected = {
+        module.removesuffix(".__init__")
+        for path, module in source_files().items()
+        if path.name == "__init__.py"
+    }
+    assert expected - listed == set()
+    for package in listed:
+        folder = setuptools["package-dir"].get(package)
+        if folder is None:
+            parent = package.rsplit(".", 1)[0]
+            folder = f"{setuptools['package-dir'][parent]}/{package.rsplit('.', 1)[1]}"
+        assert (ROOT / folder / "__init__.py").is_file(), package
+
+
+@pytest.mark.parametrize("heavy", ["networkx", "torch", "transformers", "openai", "numpy",
+                                   "datatrove", "rich.progress"])  # fmt: skip
+def test_the_command_line_starts_without_heavy_libraries(heavy):
+    probe = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from cloneprobe.cli import main\n"
+        "result = CliRunner().invoke(main, ['--help'])\n"
+        "assert result.exit_code == 0, result.output\n"
+        f"print({heavy!r} in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False", f"`cloneprobe --help` imports {heavy}"
