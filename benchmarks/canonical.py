@@ -9,6 +9,7 @@ import ast
 import io
 import tokenize
 
+from .entry_points import rename_identifier
 from .tasks import Task
 
 NICAD_FLOOR = 5
@@ -73,11 +74,15 @@ def signature(task: Task) -> str:
     return header + code
 
 
-def canonical_source(task: Task) -> str:
-    """Source of the canonical fragment compared with each sample."""
+def canonical_source(task: Task, entry_point: str | None = None) -> str:
+    """Source of the canonical fragment compared with each sample; under `entry_point` when a
+    prompt variant renames the function (its recursive calls renamed too)."""
     if task.language != "python":
         return task.prompt + task.canonical_solution
-    return strip_comments(signature(task) + task.canonical_solution)
+    source = strip_comments(signature(task) + task.canonical_solution)
+    if entry_point and entry_point != task.entry_point:
+        source = rename_identifier(source, task.entry_point, entry_point)
+    return source
 
 
 def nicad_min_lines(task: Task) -> int:

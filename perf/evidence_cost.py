@@ -43,7 +43,9 @@ def evidence_pass(
         profile = profiles[task.task_id]
         if profile is None:
             continue
-        features, _ = best_answer_features(profile, fragments, "")
+        features = best_answer_features(
+            profile, answer_fragments(fragments, profile.entry_point)[0], ""
+        )
         answers += features is not None
         if len(pool_owner) < CHANCE_POOL:
             answer, found = answer_fragments(fragments, task.entry_point)

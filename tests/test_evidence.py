@@ -183,13 +183,14 @@ def test_helper_function_match_is_not_the_answer(tmp_path):
     ])  # fmt: skip
     samples = by_task(report)
     unused, called = samples[("HumanEval/0", 0)], samples[("HumanEval/0", 1)]
-    assert unused["clone_type"] == 1  # NiCad's semantics: every function is a fragment
-    assert unused["evidence_tier"] == "similar"
-    assert any("`_unused`, not the answer" in r for r in unused["evidence_reasons"])
-    pair = next(p for p in report["evidence"] if p["sample"] == 0)
-    assert pair["sample_function"] == "_unused" and pair["in_answer"] is False
+    # The answer, not the context: a helper the answer never calls is no candidate at all,
+    # so the sample is no clone (not even in the raw Type-1..3 counts).
+    assert unused["clone_type"] is None and unused["evidence_tier"] is None
+    assert not [p for p in report["evidence"] if p["sample"] == 0]
     # A helper the entry point calls is part of the answer.
     assert called["evidence_tier"] == "evidence"
+    pair = next(p for p in report["evidence"] if p["sample"] == 1)
+    assert pair["in_answer"] is True
 
 
 def test_reference_solution_reaching_the_copy_takes_the_evidence_away(tmp_path):

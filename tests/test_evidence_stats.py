@@ -10,7 +10,14 @@ import pytest
 
 from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.clones import DetectorConfig
-from cloneprobe.detection import DetectionSettings, DetectionStore, SampleProgram, detect_samples
+from cloneprobe.detection import (
+    CanonicalFragments,
+    DetectionSettings,
+    DetectionStore,
+    SampleProgram,
+    detect_samples,
+    inputs_key,
+)
 from cloneprobe.stats import bootstrap_ratio, wilson_interval
 
 
@@ -33,22 +40,25 @@ def test_bootstrap_ratio_resamples_tasks_not_samples():
 
 def test_verdicts_stored_before_evidence_are_judged_again(tmp_path):
     path = tmp_path / "old.sqlite"
+    benchmark = load_humaneval()
+    task = benchmark.get("HumanEval/0")
+    program = task.prompt + task.canonical_solution
+    samples = [SampleProgram(1, "HumanEval/0", program)]
+    settings = DetectionSettings(DetectorConfig())
+    keys = {1: inputs_key(CanonicalFragments(benchmark), settings, samples[0])}
     with closing(sqlite3.connect(path)) as db:
+        # a store written by the detector before evidence: keyed by inputs, no answer column
         db.executescript(
             "CREATE TABLE detections (sample_id INTEGER NOT NULL, detector_key TEXT NOT NULL, "
             "clone_type TEXT, similarity INTEGER, trivial_type TEXT, pairs TEXT NOT NULL, "
-            "PRIMARY KEY (sample_id, detector_key));"
+            "inputs_key TEXT, PRIMARY KEY (sample_id, detector_key));"
         )
-        settings = DetectionSettings(DetectorConfig())
-        db.execute("INSERT INTO detections VALUES (1, ?, NULL, NULL, NULL, '[]')", (settings.key,))
+        db.execute("INSERT INTO detections VALUES (1, ?, NULL, NULL, NULL, '[]', ?)",
+                    (settings.key, keys[1]))  # fmt: skip
         db.commit()
-        assert DetectionStore(db).done(settings.key) == set()
-        benchmark = load_humaneval()
-        task = benchmark.get("HumanEval/0")
-        program = task.prompt + task.canonical_solution
-        samples = [SampleProgram(1, "HumanEval/0", program)]
-        assert detect_samples(db, benchmark, settings, samples) == 1
-        verdict = DetectionStore(db).verdicts(settings.key)[1]
+        assert DetectionStore(db).matching(settings.key, keys) == {}
+        verdict = detect_samples(db, benchmark, settings, samples)[1]
         assert verdict.clone_type == "1" and verdict.answer["verbatim"] == 1.0
+        assert DetectionStore(db).matching(settings.key, keys)[1].answer == verdict.answer
         stored = json.loads(db.execute("SELECT answer FROM detections").fetchone()[0])
         assert stored["function"] == "has_close_elements"

@@ -38,11 +38,13 @@ def audit_command(**options) -> None:
     from ..benchmarks import load_benchmark
     from ..generation import SampleStore
     from ..pipeline import detect_and_report, generate, generated_samples
-    from .console import BarReporter, emit_report, error_console, generation_table
+    from .checks import check_outputs
+    from .console import emit_report, error_console, generation_table, progress_reporter
 
+    check_outputs(options)
     settings = generation_settings(options)
     detection = detection_settings(options)
-    reporter = BarReporter(error_console())
+    reporter = progress_reporter()
     generated = generate(settings, reporter)
     error_console().print(generation_table(generated.summaries))
     benchmark = load_benchmark(settings.benchmark)
@@ -51,4 +53,4 @@ def audit_command(**options) -> None:
         report = detect_and_report(
             store, benchmark, detection, samples, reporter, execution_settings(options)
         )
-    emit_report(report, options)
+        emit_report(report, options)

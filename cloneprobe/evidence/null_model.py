@@ -149,7 +149,9 @@ def reference_features(canonicals, programs: dict[str, list[str]]) -> dict[str, 
         found = []
         for number, program in enumerate(sources):
             fragments = extractor.extract(SourceFile(f"reference/{number}", program))
-            features, _ = best_answer_features(profile, fragments, program)
+            features = best_answer_features(
+                profile, answer_fragments(fragments, profile.entry_point)[0], program
+            )
             if features is not None:
                 found.append(features)
         result[task_id] = tuple(found)

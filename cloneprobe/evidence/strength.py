@@ -124,16 +124,14 @@ def features_of(
 
 
 def best_answer_features(
-    profile: CanonicalProfile, fragments: Sequence[Fragment], program: str
-) -> tuple[AnswerFeatures | None, bool]:
-    """Features of the answer function closest to the canonical, and whether the entry point
-    was found (None: the sample has no function)."""
-    answer, found = answer_fragments(fragments, profile.entry_point)
+    profile: CanonicalProfile, answer: Sequence[Fragment], program: str
+) -> AnswerFeatures | None:
+    """Features of the answer function closest to the canonical (None: no function)."""
     if not answer:
-        return None, found
+        return None
     comments = comments_of(program) if profile.comments else []
     best = max(
         (features_of(profile, f, comments) for f in answer),
         key=lambda a: (a.verbatim, a.structure),
     )
-    return best, found
+    return best

@@ -2,15 +2,14 @@
 
 Headline rates count evidence only, over informative tasks (uninformative tasks are left out
 and named in the report): the task rate with a Wilson interval, the sample rate with a
-bootstrap interval that resamples tasks.
+bootstrap interval that resamples tasks. Everything comes from the per-task counts a group
+keeps (`Group.evidence`: samples with evidence, with a similar solution, all), never from the
+samples themselves.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 from ..stats import bootstrap_difference, bootstrap_ratio, mcnemar_exact, wilson_interval
-from .assess import EvidenceView
 from .tiers import EVIDENCE, SIMILAR
 
 
@@ -18,41 +17,22 @@ def _pct(value: float) -> float:
     return round(100 * value, 2)
 
 
-def task_tiers(group, view: EvidenceView) -> dict[str, str | None]:
+def task_tiers(group) -> dict[str, str | None]:
     """Per informative task of the group: `evidence`, `similar` or None (no clone)."""
-    tiers: dict[str, str | None] = {}
-    for judged in group.samples:
-        task = judged.sample.task_id
-        if task not in view.informative_tasks:
-            continue
-        evidence = view.samples.get(judged.sample.id)
-        tier = evidence.tier if evidence else None
-        current = tiers.get(task)
-        if tier == EVIDENCE or current == EVIDENCE:
-            tiers[task] = EVIDENCE
-        elif tier == SIMILAR or current == SIMILAR:
-            tiers[task] = SIMILAR
-        else:
-            tiers[task] = None
-    return tiers
+    return {
+        task: EVIDENCE if evidence else SIMILAR if similar else None
+        for task, (evidence, similar, _) in group.evidence.items()
+    }
 
 
-def group_evidence(group, view: EvidenceView) -> dict:
-    """The keys a group's summary gains."""
-    tiers = task_tiers(group, view)
+def group_evidence(group, uninformative: set[str]) -> dict:
+    """The keys a group's summary gains; `uninformative`: the report's uninformative tasks."""
+    tiers = task_tiers(group)
     tasks = len(tiers)
     with_evidence = sum(1 for t in tiers.values() if t == EVIDENCE)
     low, high = wilson_interval(with_evidence, tasks)
-    per_task: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for judged in group.samples:
-        task = judged.sample.task_id
-        if task in view.informative_tasks:
-            evidence = view.samples.get(judged.sample.id)
-            per_task[task][0] += int(bool(evidence and evidence.tier == EVIDENCE))
-            per_task[task][1] += 1
-    clusters = [tuple(v) for v in per_task.values()]
-    rate, s_low, s_high = bootstrap_ratio(clusters)  # type: ignore[arg-type]
-    group_tasks = {j.sample.task_id for j in group.samples}
+    clusters = [(evidence, total) for evidence, _, total in group.evidence.values()]
+    rate, s_low, s_high = bootstrap_ratio(clusters)
     return {
         "informative_tasks": tasks,
         "tasks_with_evidence": with_evidence,
@@ -63,11 +43,11 @@ def group_evidence(group, view: EvidenceView) -> dict:
         "samples_with_evidence": sum(h for h, _ in clusters),
         "evidence_sample_rate": _pct(rate),
         "evidence_sample_ci95": [_pct(s_low), _pct(s_high)],
-        "uninformative_tasks": sorted(group_tasks - view.informative_tasks),
+        "uninformative_tasks": sorted(set(group.best) & uninformative),
     }
 
 
-def compare_on_evidence(groups, comparisons: list[dict], view: EvidenceView) -> None:
+def compare_on_evidence(groups, comparisons: list[dict]) -> None:
     """Add `evidence` to each original-against-other comparison: tasks with evidence under
     each prompt set, McNemar on the discordant tasks, the rate difference with its interval."""
     by_label = {(g.model_label or g.model, g.temperature, g.label): g for g in groups}
@@ -77,7 +57,7 @@ def compare_on_evidence(groups, comparisons: list[dict], view: EvidenceView) -> 
         other = by_label.get((*key, comparison["other"]))
         if base is None or other is None:
             continue
-        first_tiers, second_tiers = task_tiers(base, view), task_tiers(other, view)
+        first_tiers, second_tiers = task_tiers(base), task_tiers(other)
         shared = sorted(set(first_tiers) & set(second_tiers))
         first = [first_tiers[t] == EVIDENCE for t in shared]
         second = [second_tiers[t] == EVIDENCE for t in shared]

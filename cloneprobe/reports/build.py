@@ -17,7 +17,10 @@ Schema (`schema`: "cloneprobe.audit/1"):
 - `samples`: `model`, `temperature`, `prompt_set`, `variant`, `task_id`, `sample`,
   `clone_type` (1, 2, 3 or null: the most specific found), `similarity`, `trivial_type`, and
   `passed` and `reason` when executed;
-- `evidence`: every clone pair with the canonical and sample lines compared.
+- `evidence`: clone pairs with the canonical and sample lines compared: every pair, up to
+  `evidence_per_task` per group and task (`evidence_total` counts them all; every pair is in
+  the JSON-lines file `evidence_file` beside the report);
+- `skipped`: samples not judged, by reason (e.g. over the size cap).
 
 Added by the evidence view (cloneprobe.evidence; every key above is unchanged):
 - `groups[]` also: `informative_tasks`, `tasks_with_evidence`, `evidence_task_rate` with
@@ -28,7 +31,8 @@ Added by the evidence view (cloneprobe.evidence; every key above is unchanged):
   rate difference with its 95% bootstrap interval);
 - `samples[]` also: `evidence_tier` (`evidence`, `similar`, `uninformative` or null: no
   clone), `evidence_strength` (0..1) and `evidence_reasons`;
-- `evidence[]` also: `tier`, `strength`, `reasons`, `sample_function`, `in_answer`;
+- `evidence[]` (and the evidence file) also: `tier`, `strength`, `reasons`,
+  `sample_function`, `in_answer`;
 - `uninformative_tasks`: tasks whose canonical is mostly prompt code, with the share;
 - `evidence_rule`: the rule's thresholds, `chance` (other tasks' answers matching each
   canonical: pairs, comparisons, rate in percent, generic tasks) and `reference_solutions`.
@@ -36,83 +40,124 @@ Added by the evidence view (cloneprobe.evidence; every key above is unchanged):
 
 from __future__ import annotations
 
+from collections import Counter
+
 from ..aggregate import Group, compare_prompt_sets, prompt_label
-from ..clones import FragmentExtractor, SourceFile, type_named
+from ..clones import FragmentExtractor, SourceFile, rank_of, type_named
 from ..clones.normalize import compared_lines
-from ..detection import CanonicalFragments, DetectionSettings
-from ..evidence.assess import EvidenceView, assess_groups
+from ..detection import CanonicalFragments, DetectionSettings, Verdict
+from ..evidence.stream import StreamedEvidence
 from ..evidence.summary import compare_on_evidence, group_evidence
+from .spool import RowSpool
 
 SCHEMA_VERSION = "cloneprobe.audit/1"
+EVIDENCE_PER_TASK = 10
+"""Clone pairs shown per group and task in the report (all are in the evidence file)."""
+EVIDENCE_FILE = "evidence.jsonl"
 
 
-def build_report(
-    groups: list[Group],
-    settings: DetectionSettings,
-    canonicals: CanonicalFragments,
-    sampling: list[dict],
-    evidence: bool = True,
-    executions: dict | None = None,
-) -> dict:
-    view = assess_groups(groups, canonicals, settings, settings.reference_solutions)
-    samples, pairs = [], []
-    for group in groups:
-        for judged in group.samples:
-            sample, verdict = judged.sample, judged.verdict
-            tiered = view.samples.get(sample.id)  # type: ignore[arg-type]
-            samples.append(
-                {
-                    "model": sample.model,
-                    "temperature": sample.temperature,
-                    "prompt_set": group.label,
-                    "variant": sample.variant,
-                    "task_id": sample.task_id,
-                    "sample": sample.sample_index,
-                    "clone_type": int(judged.rank) if judged.rank else None,
-                    "similarity": verdict.similarity,
-                    "trivial_type": verdict.trivial_type,
-                    "evidence_tier": tiered.tier if tiered else None,
-                    "evidence_strength": tiered.strength if tiered else None,
-                    "evidence_reasons": list(tiered.reasons) if tiered else [],
-                    **_execution(executions, sample.id),
-                }
-            )
-            if evidence:
-                pairs += [
-                    {**_evidence(canonicals, settings, group, sample, pair),
-                     **(tiered.pairs[number].as_dict() if tiered else {}),
-                     "sample_function": pair["sample_function"],
-                     "in_answer": pair.get("in_answer", True)}
-                    for number, pair in enumerate(verdict.pairs)
-                    if not pair["trivial"]
-                ]  # fmt: skip
-    comparisons = compare_prompt_sets(groups)
-    compare_on_evidence(groups, comparisons, view)
+class ReportBuilder:
+    """Collects a report sample by sample: the per-sample rows and all evidence go to disk,
+    only a bounded sample of the evidence stays in memory."""
+
+    def __init__(self, settings: DetectionSettings, canonicals: CanonicalFragments,
+                 evidence: bool = True, per_task: int = EVIDENCE_PER_TASK,
+                 view: StreamedEvidence | None = None) -> None:  # fmt: skip
+        """`view`: the evidence view that tiers each verdict (None: no evidence keys)."""
+        self.settings, self.canonicals = settings, canonicals
+        self.view = view
+        self.evidence, self.per_task = evidence, per_task
+        self.samples = RowSpool()
+        self.all_evidence = RowSpool()
+        self.shown: list[dict] = []
+        self.shown_per_task: Counter = Counter()
+        self.skipped: Counter = Counter()
+        self.isolation: Counter = Counter()
+
+    def add(self, group: Group, sample, verdict: Verdict, execution=None) -> None:
+        """One judged sample (a stored sample: model, task_id, sample_index, program ...)."""
+        rank = rank_of(verdict.clone_type)
+        tiered = self.view.assess(sample.task_id, verdict) if self.view else None
+        if self.view is not None and self.view.informative(sample.task_id):
+            group.count_evidence(sample.task_id, tiered.tier if tiered else None)
+        if execution is not None:
+            self.isolation[execution.isolation or "unknown"] += 1
+        self.samples.append(
+            {
+                "model": sample.model,
+                "temperature": sample.temperature,
+                "prompt_set": group.label,
+                "variant": sample.variant,
+                "task_id": sample.task_id,
+                "sample": sample.sample_index,
+                "clone_type": int(rank) if rank else None,
+                "similarity": verdict.similarity,
+                "trivial_type": verdict.trivial_type,
+                **_tier(tiered),
+                **_execution(execution),
+            }
+        )
+        if not self.evidence:
+            return
+        for number, pair in enumerate(verdict.pairs):
+            if pair["trivial"]:
+                continue
+            row = {**_evidence(self.canonicals, self.settings, sample, pair),
+                   **(tiered.pairs[number].as_dict() if tiered else {}),
+                   "sample_function": pair["sample_function"],
+                   "in_answer": pair.get("in_answer", True)}  # fmt: skip
+            self.all_evidence.append(row)
+            key = (id(group), sample.task_id)
+            if self.shown_per_task[key] < self.per_task:
+                self.shown_per_task[key] += 1
+                self.shown.append(row)
+
+    def finish(self, groups: list[Group], sampling: list[dict]) -> dict:
+        comparisons = compare_prompt_sets(groups)
+        summaries = [group.summary() for group in groups]
+        view_keys: dict = {}
+        if self.view is not None:
+            uninformative = self.view.uninformative()
+            names = {u["task_id"] for u in uninformative}
+            summaries = [{**summary, **group_evidence(group, names)}
+                         for summary, group in zip(summaries, groups, strict=True)]  # fmt: skip
+            compare_on_evidence(groups, comparisons)
+            view_keys = {"uninformative_tasks": uninformative,
+                         "evidence_rule": self.view.rule_summary()}  # fmt: skip
+        return {
+            "schema": SCHEMA_VERSION,
+            "profile": self.settings.config.profile.name,
+            "settings": {
+                **self.settings.describe(),
+                "sampling": sampling,
+                "execution": {"isolation": dict(self.isolation)},
+            },
+            "groups": summaries,
+            "comparisons": comparisons,
+            "samples": self.samples,
+            "evidence": self.shown,
+            "evidence_total": len(self.all_evidence),
+            "evidence_per_task": self.per_task,
+            "evidence_file": EVIDENCE_FILE,
+            "_all_evidence": self.all_evidence,  # not in report.json: written to evidence_file
+            "skipped": dict(self.skipped),
+            **view_keys,
+        }
+
+
+def _tier(tiered) -> dict:
     return {
-        "schema": SCHEMA_VERSION,
-        "profile": settings.config.profile.name,
-        "settings": {**settings.describe(), "sampling": sampling},
-        "groups": [
-            {**group.summary(executions), **group_evidence(group, view)} for group in groups
-        ],
-        "comparisons": comparisons,
-        "samples": samples,
-        "evidence": pairs,
-        "uninformative_tasks": view.uninformative,
-        "evidence_rule": _rule(view),
+        "evidence_tier": tiered.tier if tiered else None,
+        "evidence_strength": tiered.strength if tiered else None,
+        "evidence_reasons": list(tiered.reasons) if tiered else [],
     }
 
 
-def _rule(view: EvidenceView) -> dict:
-    return {**view.rule.as_dict(), "chance": view.chance, "reference_solutions": view.references}
-
-
-def _execution(executions: dict | None, sample_id) -> dict:
-    result = executions.get(sample_id) if executions else None
+def _execution(result) -> dict:
     return {"passed": result.passed, "reason": result.reason} if result else {}
 
 
-def _evidence(canonicals, settings, group, sample, pair: dict) -> dict:
+def _evidence(canonicals, settings, sample, pair: dict) -> dict:
     layout = settings.config.profile.layout
     canonical = next(
         (
