@@ -27,14 +27,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from evidence_corpus import EXPECTED, build_corpus
 
-from cloneprobe.aggregate import group_samples
 from cloneprobe.benchmarks import load_benchmark
 from cloneprobe.clones import DetectorConfig, get_profile
 from cloneprobe.detection import CanonicalFragments, DetectionSettings, DetectionStore
-from cloneprobe.evidence.assess import assess_groups
+from cloneprobe.evidence.stream import StreamedEvidence
 from cloneprobe.evidence.tiers import DEFAULT_RULE, EVIDENCE, SIMILAR
 from cloneprobe.generation import SampleStore, StoredSample
-from cloneprobe.pipeline import SilentReporter, audit_samples, execute
+from cloneprobe.pipeline import SilentReporter, detect_and_report, execute
+from cloneprobe.selection import SampleSelection
 from cloneprobe.settings import ExecutionSettings
 
 SWEEPS = {
@@ -109,17 +109,21 @@ def class_table(report: dict, chance: dict[str, tuple[int, int]]) -> list[dict]:
     return rows
 
 
-def sweep(groups, canonicals, settings) -> list[dict]:
-    """Evidence rate per class for other values of each threshold."""
+def sweep(samples, verdicts, canonicals, settings) -> list[dict]:
+    """Evidence rate per class for other values of each threshold (the chance pool and
+    reference features do not depend on the rule: computed once)."""
+    view = StreamedEvidence(canonicals, settings, samples)
     rows = []
     for name, values in SWEEPS.items():
         for value in values:
-            rule = replace(DEFAULT_RULE, **{name: value})
-            view = assess_groups(groups, canonicals, settings, rule=rule)
-            rates = {}
-            for group in groups:
-                tiers = [view.samples[j.sample.id].tier for j in group.samples]
-                rates[group.model] = sum(t == EVIDENCE for t in tiers) / len(tiers)
+            view.rule = replace(DEFAULT_RULE, **{name: value})
+            counts: dict[str, list[int]] = {}
+            for sample in samples:
+                tier = view.assess(sample.task_id, verdicts[sample.id]).tier
+                row = counts.setdefault(sample.model, [0, 0])
+                row[0] += int(tier == EVIDENCE)
+                row[1] += 1
+            rates = {model: hits / total for model, (hits, total) in counts.items()}
             rows.append({"threshold": name, "value": value, **rates})
     return rows
 
@@ -131,19 +135,19 @@ def calibrate(profile: str, check: bool, seed: int) -> dict:
     settings = DetectionSettings(config)
     with tempfile.TemporaryDirectory() as folder, SampleStore(Path(folder) / "c.sqlite") as store:
         samples = store_corpus(store, corpus)
+        selection = SampleSelection(store)
         if check:
-            execute(store, benchmark, samples, ExecutionSettings(), SilentReporter())
-        report = audit_samples(store, benchmark, settings, samples, evidence=False)
+            execute(store, benchmark, selection, ExecutionSettings(), SilentReporter())
+        report = detect_and_report(store, benchmark, settings, selection, SilentReporter())
         chance = cross_task_chance(store, benchmark, config, samples)
         verdicts = DetectionStore(store.db).verdicts(settings.key)
-        groups = group_samples(samples, verdicts)
         figures = {
             "profile": profile,
             "seed": seed,
             "rule": DEFAULT_RULE.as_dict(),
             "classes": class_table(report, chance),
             "uninformative_tasks": [t["task_id"] for t in report["uninformative_tasks"]],
-            "sweep": sweep(groups, CanonicalFragments(benchmark), settings),
+            "sweep": sweep(samples, verdicts, CanonicalFragments(benchmark), settings),
         }
         if check:
             passed = {g["model"]: g["correctness"] for g in report["groups"]}

@@ -7,5 +7,7 @@ prompt do not explain.
 - `null_model`: how often other solutions reach it (chance across tasks, other samples of the
   task, reference solutions);
 - `tiers`: the rule (evidence or similar solution) and its reasons;
+- `stream`: the view of a streamed audit (chance pool and references before, each verdict
+  tiered as it arrives);
 - `summary`: evidence rates with confidence intervals, original against fixed on evidence.
 """

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from math import ceil
 
-from .assess import SampleEvidence
 from .null_model import (
     CHANCE_POOL,
     chance_rates,
@@ -20,7 +20,25 @@ from .null_model import (
     load_reference_solutions,
     reference_features,
 )
-from .tiers import DEFAULT_RULE, EvidenceRule, NullContext, assess_pair, sample_assessment
+from .tiers import (
+    DEFAULT_RULE,
+    Assessment,
+    EvidenceRule,
+    NullContext,
+    assess_pair,
+    sample_assessment,
+)
+
+
+@dataclass(frozen=True)
+class SampleEvidence:
+    """A sample's tier (None: no non-trivial clone pair) with its pairs' assessments, aligned
+    with the verdict's pairs."""
+
+    tier: str | None
+    strength: float | None
+    reasons: tuple[str, ...]
+    pairs: tuple[Assessment, ...]
 
 
 def bounded_chance_pool(samples: Iterable, size: int = CHANCE_POOL) -> list[tuple[str, str]]:
