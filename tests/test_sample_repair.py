@@ -170,7 +170,12 @@ def test_evalplus_solution_files_import_as_whole_programs(tmp_path):
 
 def test_an_old_store_gains_the_repair_columns_when_opened(tmp_path):
     path = tmp_path / "old.sqlite"
-    with closing(sqlite3.connect(path)) as db:
+    with closing(sqlite3.connect(path)) as db:  # a store as cloneprobe's first schema made it
+        db.execute(
+            "CREATE TABLE runs (id INTEGER PRIMARY KEY, model TEXT NOT NULL, settings TEXT NOT "
+            "NULL, versions TEXT NOT NULL, started_at REAL NOT NULL, ended_at REAL, status TEXT "
+            "NOT NULL DEFAULT 'running')"
+        )
         db.execute(
             "CREATE TABLE samples (id INTEGER PRIMARY KEY, run_id INTEGER, model TEXT NOT NULL, "
             "settings_key TEXT NOT NULL, prompt_set TEXT NOT NULL, variant TEXT NOT NULL, "
