@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from contextlib import closing
+from types import SimpleNamespace
 
 import pytest
 
@@ -18,6 +19,8 @@ from cloneprobe.detection import (
     detect_samples,
     inputs_key,
 )
+from cloneprobe.evidence.null_model import chance_pool
+from cloneprobe.evidence.stream import bounded_chance_pool
 from cloneprobe.stats import bootstrap_ratio, wilson_interval
 
 
@@ -62,3 +65,15 @@ def test_verdicts_stored_before_evidence_are_judged_again(tmp_path):
         assert DetectionStore(db).matching(settings.key, keys)[1].answer == verdict.answer
         stored = json.loads(db.execute("SELECT answer FROM detections").fetchone()[0])
         assert stored["function"] == "has_close_elements"
+
+
+def test_the_streamed_chance_pool_is_the_pool_of_all_samples_and_stays_bounded():
+    # tasks arrive in runs, as the streamed audit reads them; a late task must still get its
+    # share, and no task keeps more than the pool needs of it
+    samples = [SimpleNamespace(task_id=f"T{t % 7}", program=f"p{n}")
+               for n, t in enumerate([0] * 300 + [1] * 40 + list(range(7)) * 30)]  # fmt: skip
+    everything = [(s.task_id, s.program) for s in samples]
+    expected = sorted(everything[i] for i in chance_pool(everything, size=64))
+    kept = bounded_chance_pool(samples, size=64)
+    assert sorted(kept[i] for i in chance_pool(kept, size=64)) == expected
+    assert len(kept) <= 64 + 7
