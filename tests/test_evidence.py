@@ -241,6 +241,11 @@ def test_original_against_fixed_is_compared_on_evidence(tmp_path):
     assert evidence["tasks"] == 2 and evidence["only_original"] == 2
     assert evidence["tasks_with_evidence_other"] == 0 and evidence["rate_difference"] == 100.0
     assert evidence["mcnemar_p"] == 0.5
+    # Peers: the fixed prompts' answer of each task is the other solution; it does not reach
+    # the original's verbatim copy.
+    original = next(g for g in report["groups"] if g["prompt_set"] == "original")
+    assert original["evidence_peers"]["HumanEval/0"] == {
+        "verbatim": 100, "others_reaching": 0, "others": 1}
 
 
 def test_exact_copy_of_a_short_canonical_is_only_a_similar_solution(tmp_path):

@@ -25,8 +25,24 @@ def task_tiers(group) -> dict[str, str | None]:
     }
 
 
-def group_evidence(group, uninformative: set[str]) -> dict:
-    """The keys a group's summary gains; `uninformative`: the report's uninformative tasks."""
+def peers(group, groups) -> dict[str, dict]:
+    """Per task with evidence in `group`: its best evidence's verbatim similarity and how many
+    answers of the same task in the report's other groups (other models, temperatures, prompt
+    sets) reach it, from the groups' per-task similarity counts."""
+    found = {}
+    for task, best in sorted(group.evidence_verbatim.items()):
+        others = [g.answers[task] for g in groups if g is not group and task in g.answers]
+        found[task] = {
+            "verbatim": best,
+            "others_reaching": sum(n for c in others for v, n in c.items() if v >= best),
+            "others": sum(sum(c.values()) for c in others),
+        }
+    return found
+
+
+def group_evidence(group, uninformative: set[str], groups=()) -> dict:
+    """The keys a group's summary gains; `uninformative`: the report's uninformative tasks;
+    `groups`: every group of the report (for the peer counts)."""
     tiers = task_tiers(group)
     tasks = len(tiers)
     with_evidence = sum(1 for t in tiers.values() if t == EVIDENCE)
@@ -44,6 +60,7 @@ def group_evidence(group, uninformative: set[str]) -> dict:
         "evidence_sample_rate": _pct(rate),
         "evidence_sample_ci95": [_pct(s_low), _pct(s_high)],
         "uninformative_tasks": sorted(set(group.best) & uninformative),
+        "evidence_peers": peers(group, groups),
     }
 
 

@@ -26,7 +26,9 @@ Added by the evidence view (cloneprobe.evidence; every key above is unchanged):
 - `groups[]` also: `informative_tasks`, `tasks_with_evidence`, `evidence_task_rate` with
   `evidence_task_ci95` (Wilson), `tasks_similar_only`, `informative_samples`,
   `samples_with_evidence`, `evidence_sample_rate` with `evidence_sample_ci95` (bootstrap over
-  tasks), `uninformative_tasks` (task ids of the group left out of the evidence rates);
+  tasks), `uninformative_tasks` (task ids of the group left out of the evidence rates),
+  `evidence_peers` (per task with evidence: its best verbatim similarity, how many answers of
+  the task in other groups reach it, how many there are);
 - `comparisons[]` also: `evidence` (tasks with evidence under each prompt set, McNemar, the
   rate difference with its 95% bootstrap interval);
 - `samples[]` also: `evidence_tier` (`evidence`, `similar`, `uninformative` or null: no
@@ -79,7 +81,8 @@ class ReportBuilder:
         rank = rank_of(verdict.clone_type)
         tiered = self.view.assess(sample.task_id, verdict) if self.view else None
         if self.view is not None and self.view.informative(sample.task_id):
-            group.count_evidence(sample.task_id, tiered.tier if tiered else None)
+            verbatim = round(100 * (verdict.answer or {}).get("verbatim", 0.0))
+            group.count_evidence(sample.task_id, tiered.tier if tiered else None, verbatim)
         if execution is not None:
             self.isolation[execution.isolation or "unknown"] += 1
         self.samples.append(
@@ -119,7 +122,7 @@ class ReportBuilder:
         if self.view is not None:
             uninformative = self.view.uninformative()
             names = {u["task_id"] for u in uninformative}
-            summaries = [{**summary, **group_evidence(group, names)}
+            summaries = [{**summary, **group_evidence(group, names, groups)}
                          for summary, group in zip(summaries, groups, strict=True)]  # fmt: skip
             compare_on_evidence(groups, comparisons)
             view_keys = {"uninformative_tasks": uninformative,
