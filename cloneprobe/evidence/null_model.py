@@ -22,7 +22,7 @@ from pathlib import Path
 from ..benchmarks import Benchmark, nicad_min_lines
 from ..benchmarks.errors import BenchmarkError
 from ..clones import Fragment, SourceFile, compare_systems
-from .strength import AnswerFeatures, answer_fragments, best_answer_features
+from .strength import AnswerFeatures, best_answer_features
 
 CHANCE_POOL = 256
 """Answers of other tasks compared with every canonical for the chance rate."""
@@ -74,9 +74,9 @@ def chance_rates(
             continue
         extractor = canonicals.extractor(task.language, layout)
         text = settings.sample_text(program, task.language)
-        fragments = extractor.extract(SourceFile(f"pool/{number}", text))
-        answer, found = answer_fragments(fragments, task.entry_point)
-        if found:
+        answer, scope = extractor.extract_answer(SourceFile(f"pool/{number}", text),
+                                                 task.entry_point)  # fmt: skip
+        if scope is not None:
             answers += [_renamed(f, task.entry_point) for f in answer]
     owner = {f"pool/{n}": task_id for n, (task_id, _) in enumerate(pool)}
     per_task_pool: dict[str, int] = defaultdict(int)
@@ -148,10 +148,11 @@ def reference_features(canonicals, programs: dict[str, list[str]]) -> dict[str, 
         extractor = canonicals.extractor(task.language)
         found = []
         for number, program in enumerate(sources):
-            fragments = extractor.extract(SourceFile(f"reference/{number}", program))
-            features = best_answer_features(
-                profile, answer_fragments(fragments, profile.entry_point)[0], program
-            )
+            source = SourceFile(f"reference/{number}", program)
+            answer, scope = extractor.extract_answer(source, profile.entry_point)
+            if scope is None:  # no function of that name: every function may be the answer
+                answer = extractor.extract(source)
+            features = best_answer_features(profile, answer, program)
             if features is not None:
                 found.append(features)
         result[task_id] = tuple(found)

@@ -1,9 +1,8 @@
 """What a sample keeps of its canonical that an independent solver would not write.
 
-The sample is judged on its *answer*: the function the task asks for (the last definition of
-the entry point), the functions nested in it and the helpers it calls that the sample itself
-defines. Other functions of the sample are not the answer; a clone pair on one of them is
-reported as such and is never evidence.
+The sample is judged on its *answer* (`FragmentExtractor.extract_answer`: the function the
+task asks for, the functions nested in it and the helpers it uses that the sample itself
+defines); only those fragments reach these features.
 
 Features of the answer against one canonical (`AnswerFeatures`), all measured on body tokens:
 - `verbatim`: LCS of the canonical's tokens (lines repeating the prompt left out) with the
@@ -25,37 +24,6 @@ from rapidfuzz.distance import LCSseq
 from ..clones import Fragment
 from ..clones.normalize import BLIND
 from .canonical_profile import CanonicalProfile, body_tokens, comments_of
-
-
-def answer_fragments(
-    fragments: Sequence[Fragment], entry_point: str
-) -> tuple[list[Fragment], bool]:
-    """The sample's answer: the entry point, what it nests and the helpers it calls (defined in
-    the sample), transitively. Without an entry point every function is a candidate (False)."""
-    entries = [f for f in fragments if f.name == entry_point]
-    if not entries:
-        return list(fragments), False
-    last_definition = {f.name: f for f in fragments}
-    entry = entries[-1]
-    chosen = {id(entry)}
-    answer, queue = [entry], [entry]
-    while queue:
-        current = queue.pop()
-        called = {text for _, text in body_tokens(current)}
-        for other in fragments:
-            if id(other) in chosen:
-                continue
-            nested = (
-                other.file == current.file
-                and current.start_line <= other.start_line
-                and other.end_line <= current.end_line
-            )
-            if nested or (other.name in called and last_definition.get(other.name) is other):
-                chosen.add(id(other))
-                answer.append(other)
-                queue.append(other)
-    answer.sort(key=lambda f: f.start_line)
-    return answer, True
 
 
 @dataclass(frozen=True)
