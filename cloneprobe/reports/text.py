@@ -49,12 +49,7 @@ def print_report(report: dict, console: Console, evidence: bool = False) -> None
            ev.display_evidence_comparison_rows(report))  # fmt: skip
     correctness = display_correctness_rows(report)
     if correctness:
-        table = Table(title=CORRECTNESS_TITLE, title_justify="left")
-        for number, column in enumerate(CORRECTNESS_HEADER):
-            table.add_column(column, justify="left" if number < 3 else "right")
-        for row in correctness:
-            table.add_row(*map(terminal_text, row))
-        console.print(table)
+        _table(console, CORRECTNESS_TITLE, CORRECTNESS_HEADER, correctness)
         console.print(isolation_line(report), highlight=False, markup=False)
     pairs = report["evidence"]
     total = report.get("evidence_total", len(pairs))
