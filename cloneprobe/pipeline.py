@@ -9,13 +9,21 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .audit_stream import audit_stream
-from .benchmarks import Benchmark, load_benchmark, load_prompt_set, load_prompt_sets, select_tasks
+from .benchmarks import (
+    Benchmark,
+    BenchmarkError,
+    PromptSet,
+    load_benchmark,
+    load_prompt_set,
+    load_prompt_sets,
+    select_tasks,
+)
 from .detection import CanonicalFragments, DetectionSettings
 from .evidence.stream import StreamedEvidence
 from .execution import execute_samples
@@ -28,6 +36,7 @@ from .generation import (
     RunSummary,
     SampleStore,
     SamplingSettings,
+    StoredSample,
     check_temperatures,
     import_sample_files,
     library_versions,
@@ -38,7 +47,13 @@ from .generation import (
 from .generation.secrets import RedactingFilter, Redactor, redact_url, url_secrets
 from .reports import ReportBuilder
 from .selection import SampleSelection
-from .settings import ExecutionSettings, GenerationSettings, SampleSource
+from .settings import ExecutionSettings, GenerationSettings, SampleSource, SignalSettings
+from .signal_flow import compute_signals, count_rows
+from .signal_report import signals_section, tasks_list
+from .signals.registry import parse_signal_names
+from .signals.scoring import ScorerFactory, ScorerOptions
+
+log = logging.getLogger(__name__)
 
 
 class ProgressTask(Protocol):
@@ -322,3 +337,63 @@ def report_on_source(
         samples = source_samples(store, source, benchmark)
         return detect_and_report(store, benchmark, settings, samples, reporter, execution,
                                  required_execution=execution is not None)  # fmt: skip
+
+
+def attach_signals(
+    report: dict,
+    store: SampleStore,
+    benchmark: Benchmark,
+    selection: Iterable[StoredSample],
+    prompt_sets: list[PromptSet],
+    settings: SignalSettings,
+    reporter: Reporter,
+) -> dict:
+    """Compute the chosen signals for the report's samples (resuming from the store) and add
+    the `tasks` list and the `signals` section to the report. The samples are read once (a
+    signal reads a task's samples together)."""
+    samples = list(selection)
+    names = settings.names or parse_signal_names(None)
+    options = ScorerOptions(
+        base_url=settings.base_url, api_key=os.environ.get("OPENAI_API_KEY"),
+        batch_size=settings.batch_size, concurrency=settings.concurrency,
+        timeout=settings.timeout,
+    )  # fmt: skip
+    total = count_rows(samples, prompt_sets, benchmark)
+    with reporter.task("signals", total) as bar:
+        rows = compute_signals(
+            store, benchmark, sorted({s.model for s in samples}), prompt_sets, names,
+            ScorerFactory(options), bar.advance, settings.reference_model, samples,
+        )  # fmt: skip
+    report["signals"] = signals_section(rows, names, settings.reference_model)
+    report["tasks"] = tasks_list(rows, report)
+    return report
+
+
+def stored_prompt_sets(samples: Iterable[StoredSample], benchmark: Benchmark) -> list[PromptSet]:
+    """The prompt sets the samples answer, loaded by the names the store keeps (a set loaded
+    from a path the store does not name cannot be reloaded; its tasks are left out)."""
+    sets = []
+    for name in sorted({s.prompt_set for s in samples}):
+        try:
+            sets.append(load_prompt_set(name, benchmark))
+        except BenchmarkError as error:
+            log.warning(
+                "prompt set %s: not reloadable (%s); its samples get no signals", name, error
+            )
+    return sets
+
+
+def signals_on_source(
+    source: SampleSource,
+    detection: DetectionSettings,
+    settings: SignalSettings,
+    reporter: Reporter,
+) -> dict:
+    """`cloneprobe signals`: the source's samples detected (stored verdicts reused) and their
+    signals computed (stored scores reused), as one report with the `tasks` list."""
+    benchmark = load_benchmark(source.benchmark)
+    with SampleStore(source.store) as store:
+        samples = source_samples(store, source, benchmark)
+        report = detect_and_report(store, benchmark, detection, samples, reporter)
+        prompt_sets = stored_prompt_sets(samples, benchmark)
+        return attach_signals(report, store, benchmark, samples, prompt_sets, settings, reporter)

@@ -182,6 +182,13 @@ def emit_report(report: dict, options: dict) -> None:
     from ..reports.spool import json_chunks
     from ..reports.text import print_report
 
+    if options.get("contamination_dir"):
+        from ..contamination import found_tasks, split_by_contamination
+
+        found, _ = found_tasks(options["contamination_dir"])
+        report["contamination"] = split_by_contamination(
+            report, found, str(options["contamination_dir"])
+        )
     for reason, count in report.get("skipped", {}).items():
         error_console().print(
             Text("warning: ", style="yellow").append(terminal_text(
@@ -193,6 +200,8 @@ def emit_report(report: dict, options: dict) -> None:
             click.echo(chunk, nl=False)
     else:
         print_report(report, output_console(), evidence=options.get("evidence", False))
+        if "contamination" in report:
+            output_console().print(contamination_table(report["contamination"]))
     if options.get("report_dir"):
         paths = write_reports(report, options["report_dir"])
         error_console().print(
@@ -212,5 +221,30 @@ def generation_table(summaries):
         table.add_row(
             terminal_text(s.model), str(s.planned), str(s.already_stored), str(s.generated),
             str(s.failed), f"{s.prompt_tokens}+{s.completion_tokens}", f"{s.seconds:.1f} s",
+        )  # fmt: skip
+    return table
+
+
+def contamination_table(split: dict):
+    """Found in the corpus against not found: tasks, pass@1, clone rate, difference, p."""
+    from rich.table import Table
+
+    table = Table(title=f"Contamination split ({split['scan']}: {len(split['found_tasks'])} "
+                  "tasks found in the corpus)", title_justify="left")  # fmt: skip
+    for column in ("model", "T", "prompts", "tasks found/not", "pass@1 found/not",
+                   "p", "clone rate found/not", "p"):  # fmt: skip
+        table.add_column(column, justify="left" if column in ("model", "prompts") else "right")
+
+    def pair(row: dict, key: str, scale: float = 1) -> str:
+        a, b = row["found"].get(key), row["not_found"].get(key)
+        show = lambda v: "-" if v is None else f"{v * scale:.1f}"  # noqa: E731
+        return f"{show(a)} / {show(b)}"
+
+    for row in split["groups"]:
+        table.add_row(
+            row["model"], str(row["temperature"]), row["prompt_set"],
+            f"{row['found']['tasks']} / {row['not_found']['tasks']}", pair(row, "pass@1"),
+            str(row.get("pass@1_p_value", "-")), pair(row, "clone_rate", 100),
+            str(row.get("clone_rate_p_value", "-")),
         )  # fmt: skip
     return table
