@@ -40,6 +40,14 @@ class Group:
     trivial_tasks: set[str] = field(default_factory=set)
     runs: dict[str, list[int]] = field(default_factory=dict)
     """Per executed task: [samples executed, samples passed]."""
+    evidence: dict[str, list[int]] = field(default_factory=dict)
+    """Per informative task (evidence view): [samples with evidence, samples with a similar
+    solution at best, samples]."""
+    answers: dict[str, Counter] = field(default_factory=dict)
+    """Per informative task: how many answers reach each verbatim similarity to the canonical
+    (percent), for the peer counts (bounded: 101 values per task)."""
+    evidence_verbatim: dict[str, int] = field(default_factory=dict)
+    """Per task with evidence: the highest verbatim similarity (percent) of its evidence."""
 
     @property
     def label(self) -> str:
@@ -62,6 +70,17 @@ class Group:
             counts = self.runs.setdefault(task, [0, 0])
             counts[0] += 1
             counts[1] += int(execution.passed)
+
+    def count_evidence(self, task_id: str, tier: str | None, verbatim: int) -> None:
+        """One sample of an informative task, with its evidence tier (None: no clone) and its
+        answer's verbatim similarity to the canonical (percent)."""
+        counts = self.evidence.setdefault(task_id, [0, 0, 0])
+        counts[0] += int(tier == "evidence")
+        counts[1] += int(tier == "similar")
+        counts[2] += 1
+        self.answers.setdefault(task_id, Counter())[verbatim] += 1
+        if tier == "evidence":
+            self.evidence_verbatim[task_id] = max(verbatim, self.evidence_verbatim.get(task_id, 0))
 
     def task_ranks(self) -> dict[str, int | None]:
         return dict(self.best)

@@ -16,6 +16,7 @@ import json
 import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from .benchmarks import Benchmark, canonical_source, nicad_min_lines
 from .clones import (
@@ -29,6 +30,8 @@ from .clones import (
     rank_of,
 )
 from .clones.docstrings import blank_docstrings
+from .evidence.canonical_profile import CanonicalProfile, build_profile, comments_of, name_usage
+from .evidence.strength import best_answer_features, features_of
 from .execution.inputs_cache import rows_with_current_inputs
 
 SCHEMA = """
@@ -40,11 +43,12 @@ CREATE TABLE IF NOT EXISTS detections (
     trivial_type TEXT,
     pairs TEXT NOT NULL,
     inputs_key TEXT,
+    answer TEXT,
     PRIMARY KEY (sample_id, detector_key)
 );
 """
 DETECTOR = "cloneprobe.clones"
-DETECTOR_VERSION = 2
+DETECTOR_VERSION = 3
 """Raised whenever a change to the detector can change a verdict (old verdicts are then
 recomputed, not reused)."""
 MAX_PROGRAM_BYTES = 1_000_000
@@ -60,6 +64,12 @@ class Verdict:
     trivial_type: str | None
     """Most specific type among trivial pairs (canonicals under the token floor)."""
     pairs: tuple[dict, ...]
+    """Each pair's canonical and sample locations, type and similarity; `in_answer` (the
+    sample function is part of the answer to the task) and `features` (evidence.strength)."""
+    answer: dict | None = None
+    """The sample's answer function against its own task's canonical (evidence.strength
+    features, `entry_point_found`), whether or not it is a clone: what other solutions of the
+    task are measured by."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +80,9 @@ class DetectionSettings:
     """With the nicad profile, use the study's settings: its per-task minimum size (half the
     canonical's lines, never below 5) unless --min-lines is given, and samples with their
     docstrings removed."""
+    reference_solutions: Path | None = None
+    """Independent solutions of the tasks (JSONL), the evidence's null model; verdicts do not
+    depend on it, so it is not part of the key."""
 
     @property
     def key(self) -> str:
@@ -118,6 +131,8 @@ class CanonicalFragments:
         self.extractors: dict[tuple[str, Layout], FragmentExtractor] = {}
         self.cache: dict[tuple[str, ...], list[Fragment]] = {}
         self.hashes: dict[tuple[str, bool], str] = {}
+        self.profiles: dict[str, CanonicalProfile | None] = {}
+        self.usage = None
 
     def content_hash(self, task_id: str, cross_task: bool = False) -> str:
         """Hash of the canonical source(s) a sample of `task_id` is compared against (every
@@ -162,6 +177,27 @@ class CanonicalFragments:
                 self.cache[key] = [f for f in fragments if f.name == name] or fragments
         return self.cache[key]
 
+    def entry(self, task_id: str, layout: Layout = "statements") -> Fragment | None:
+        """The canonical's entry-point fragment."""
+        task = self.benchmark.get(task_id)
+        fragments = self.of(task_id, layout)
+        named = [f for f in fragments if task and f.name == task.entry_point]
+        return (named or fragments or [None])[-1]
+
+    def profile(self, task_id: str) -> CanonicalProfile | None:
+        """The task's canonical as evidence sees it (None: no canonical function)."""
+        if task_id not in self.profiles:
+            task, fragment = self.benchmark.get(task_id), self.entry(task_id)
+            if task is None or fragment is None:
+                self.profiles[task_id] = None
+            else:
+                if self.usage is None:
+                    self.usage = name_usage(self.benchmark, self.of)
+                self.profiles[task_id] = build_profile(
+                    task, fragment, self.extractor(task.language), self.usage, len(self.benchmark)
+                )
+        return self.profiles[task_id]
+
 
 @dataclass(frozen=True)
 class SampleProgram:
@@ -203,12 +239,23 @@ def detect_task(
     language = task.language if task else "python"
     layout = settings.config.profile.layout
     extractor = canonicals.extractor(language, layout)
+    answer_name = entry_point or (task.entry_point if task else "")
     fragments_b: list[Fragment] = []
+    answers: dict[int, tuple[list[Fragment], bool]] = {}
     for sample in samples:
         if too_large(sample):
             continue  # refused before parsing; counted by the caller
-        text = settings.sample_text(sample.program or "", language)
-        fragments_b += extractor.extract(SourceFile(f"sample/{sample.sample_id}", text))
+        source = SourceFile(f"sample/{sample.sample_id}", settings.sample_text(
+            sample.program or "", language))  # fmt: skip
+        # the answer, not the context: only the entry point's function, what it nests and the
+        # helpers it uses are candidates; a sample without the entry point offers every function
+        answer, scope = extractor.extract_answer(source, answer_name)
+        if scope is None:
+            answer = extractor.extract(source)
+        answers[sample.sample_id] = (answer, scope is not None)
+        fragments_b += answer
+    own_profile = canonicals.profile(task_id)
+    programs = {s.sample_id: s.program or "" for s in samples}
     targets = (
         [t.task_id for t in canonicals.benchmark if t.language == language]
         if settings.cross_task
@@ -224,6 +271,9 @@ def detect_task(
         report = compare_systems(canonicals.of(target, layout, renamed), fragments_b, config)
         for pair in report.pairs:
             sample_id = int(pair.b.file.split("/", 1)[1])
+            profile = canonicals.profile(target)
+            comments = comments_of(programs[sample_id]) if profile and profile.comments else ()
+            features = features_of(profile, pair.b, comments) if profile else None
             pairs_by_sample[sample_id].append(
                 {
                     "canonical_task": target,
@@ -234,12 +284,24 @@ def detect_task(
                     "similarity": pair.similarity,
                     "trivial": pair.trivial,
                     "has_errors": pair.b.has_errors,
+                    "in_answer": True,  # only the answer is a candidate (or every function
+                    # of a sample without the entry point)
+                    "features": features.as_dict() if features else None,
                 }
             )
-    return [_verdict(sample_id, pairs) for sample_id, pairs in pairs_by_sample.items()]
+    verdicts = []
+    for sample_id, pairs in pairs_by_sample.items():
+        summary = None
+        if own_profile is not None:
+            answer, found = answers.get(sample_id, ([], False))
+            best = best_answer_features(own_profile, answer, programs[sample_id])
+            summary = {**best.as_dict(), "entry_point_found": found} if best else {
+                "entry_point_found": found}  # fmt: skip
+        verdicts.append(_verdict(sample_id, pairs, summary))
+    return verdicts
 
 
-def _verdict(sample_id: int, pairs: list[dict]) -> Verdict:
+def _verdict(sample_id: int, pairs: list[dict], answer: dict | None = None) -> Verdict:
     def best(candidates: list[dict]) -> dict | None:
         return min(
             candidates, key=lambda p: (rank_of(p["type"]), -p["similarity"]), default=None
@@ -253,6 +315,7 @@ def _verdict(sample_id: int, pairs: list[dict]) -> Verdict:
         similarity=real["similarity"] if real else None,
         trivial_type=trivial["type"] if trivial else None,
         pairs=tuple(pairs),
+        answer=answer,
     )
 
 
@@ -263,11 +326,11 @@ class DetectionStore:
     def __init__(self, db: sqlite3.Connection, read_only: bool = False) -> None:
         self.db, self.read_only = db, read_only
         columns = {row[1] for row in db.execute("PRAGMA table_info(detections)")}
-        self.usable = "inputs_key" in columns
+        self.usable = {"inputs_key", "answer"} <= columns
         if not read_only:
             if columns and not self.usable:
-                # verdicts of an older store were keyed by the detector settings only: they
-                # cannot be told apart from verdicts on other canonicals, so they are redone
+                # verdicts of an older store were keyed by the detector settings only (or
+                # lack the evidence's answer features): they are redone
                 with db:
                     db.execute("DROP TABLE detections")
             db.executescript(SCHEMA)
@@ -279,24 +342,43 @@ class DetectionStore:
             return {}
         rows = rows_with_current_inputs(
             self.db,
-            "SELECT sample_id, clone_type, similarity, trivial_type, pairs, inputs_key FROM "
-            "detections WHERE detector_key = ? AND sample_id IN ({ids})",
+            "SELECT sample_id, clone_type, similarity, trivial_type, pairs, answer, inputs_key "
+            "FROM detections WHERE detector_key = ? AND sample_id IN ({ids})",
             keys, (detector_key,),
         )  # fmt: skip
-        return {row[0]: Verdict(*row[:4], tuple(json.loads(row[4]))) for row in rows}
+        return {row[0]: _stored_verdict(row) for row in rows}
+
+    def verdicts(self, detector_key: str) -> dict[int, Verdict]:
+        """Every stored verdict under these detector settings (whatever inputs reached it)."""
+        if not self.usable:
+            return {}
+        cursor = self.db.execute(
+            "SELECT sample_id, clone_type, similarity, trivial_type, pairs, answer "
+            "FROM detections WHERE detector_key = ?",
+            (detector_key,),
+        )
+        return {row[0]: _stored_verdict(row) for row in cursor}
 
     def add(self, detector_key: str, verdicts: Iterable[Verdict], keys: dict[int, str]) -> None:
         if self.read_only:
             return
         rows = [
             (v.sample_id, detector_key, v.clone_type, v.similarity, v.trivial_type,
-             json.dumps(list(v.pairs)), keys[v.sample_id])
+             json.dumps(list(v.pairs)), keys[v.sample_id], json.dumps(v.answer or {}))
             for v in verdicts
         ]  # fmt: skip
         with self.db:
             self.db.executemany(
-                "INSERT OR REPLACE INTO detections VALUES (?, ?, ?, ?, ?, ?, ?)", rows
+                "INSERT OR REPLACE INTO detections (sample_id, detector_key, clone_type, "
+                "similarity, trivial_type, pairs, inputs_key, answer) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
             )
+
+
+def _stored_verdict(row: tuple) -> Verdict:
+    return Verdict(row[0], row[1], row[2], row[3], tuple(json.loads(row[4])),
+                   json.loads(row[5]) if row[5] else None)  # fmt: skip
 
 
 def judge(

@@ -25,6 +25,7 @@ from .benchmarks import (
     select_tasks,
 )
 from .detection import CanonicalFragments, DetectionSettings
+from .evidence.stream import StreamedEvidence
 from .execution import execute_samples
 from .generation import (
     HUMANEVAL_STOPS,
@@ -310,7 +311,9 @@ def detect_and_report(
     if execution is not None:
         execute(store, benchmark, samples, execution, reporter, required_execution)
     with reporter.task("detecting", total) as bar:
-        builder = ReportBuilder(settings, CanonicalFragments(benchmark))
+        canonicals = CanonicalFragments(benchmark)
+        view = StreamedEvidence(canonicals, settings, samples)
+        builder = ReportBuilder(settings, canonicals, view=view)
         report = audit_stream(store, benchmark, settings, samples, builder, progress=bar.advance)
     if not report["groups"]:
         reasons = ", ".join(f"{n} {why}" for why, n in report["skipped"].items())

@@ -48,3 +48,37 @@ def percentile_interval(estimates: Sequence[float], confidence: float) -> tuple[
         return estimates[min(count - 1, max(0, ceil(round(q * count, 9)) - 1))]
 
     return at(alpha), at(1 - alpha)
+
+
+def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion (95% by default); (0, 0) for no trials."""
+    if trials == 0:
+        return 0.0, 0.0
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z * ((p * (1 - p) / trials + z * z / (4 * trials * trials)) ** 0.5) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def bootstrap_ratio(
+    clusters: Sequence[tuple[int, int]],
+    resamples: int = 2000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> tuple[float, float, float]:
+    """A rate sum(hits) / sum(trials) over clusters (tasks) of (hits, trials), with a percentile
+    bootstrap interval that resamples clusters with replacement (samples of one task are not
+    independent)."""
+    total = sum(t for _, t in clusters)
+    if not clusters or total == 0:
+        return 0.0, 0.0, 0.0
+    observed = sum(h for h, _ in clusters) / total
+    rng = random.Random(seed)
+    estimates = []
+    for _ in range(resamples):
+        drawn = rng.choices(clusters, k=len(clusters))
+        trials = sum(t for _, t in drawn)
+        estimates.append(sum(h for h, _ in drawn) / trials if trials else 0.0)
+    estimates.sort()
+    return observed, *percentile_interval(estimates, confidence)

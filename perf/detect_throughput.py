@@ -23,6 +23,8 @@ duplicates included, are printed too). Both counts are computed outside the time
     python perf/detect_throughput.py                   # paper scale (a minute or two)
     python perf/detect_throughput.py --json
     python perf/detect_throughput.py --cprofile        # top 25 of the whole run, cumulative
+    python perf/detect_throughput.py --evidence        # also the evidence view's cost, as a
+                                                       # ratio to the whole run without it
 
 Runs on one core: the process pins itself to a single CPU where the OS allows it; the detector
 is single-threaded and rapidfuzz's `process.extract` has no worker pool (only `cdist` and
@@ -44,6 +46,7 @@ import sys
 import time
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -176,7 +179,9 @@ def pin_one_core() -> str:
     return f"not pinned (no sched_setaffinity); {os.cpu_count()} CPUs"
 
 
-def benchmark(scale: float, seed: int, profile_whole: bool) -> dict[str, Any]:
+def benchmark(
+    scale: float, seed: int, profile_whole: bool, evidence: bool = False
+) -> dict[str, Any]:
     """Build the workload and measure everything; the figures, as printed or dumped as JSON."""
     figures: dict[str, Any] = {
         "scale": scale,
@@ -238,12 +243,26 @@ def benchmark(scale: float, seed: int, profile_whole: bool) -> dict[str, Any]:
 
     ladder = DetectorConfig(profile=NICAD, types=LADDER, min_lines=NICAD_MIN_LINES)
 
+    candidates: list[Fragment] = []
+
     def whole_run():
         fresh = FragmentExtractor(spec, NICAD.layout)
-        return compare_systems(extract_all(fresh, canon), extract_all(fresh, big), ladder)
+        candidates[:] = extract_all(fresh, big)
+        return compare_systems(extract_all(fresh, canon), candidates, ladder)
 
     profiler = cProfile.Profile() if profile_whole else None
     report, whole_s = timed(whole_run, profiler)
+    if evidence:
+        from evidence_cost import evidence_pass
+
+        counted, evidence_s = timed(partial(evidence_pass, report, candidates, ladder))
+        figures["evidence"] = {
+            **counted,
+            "seconds": evidence_s,
+            "whole_run_seconds": whole_s,
+            "ratio_with_evidence": (whole_s + evidence_s) / whole_s,
+        }
+    candidates.clear()
     if profiler:
         stream = io.StringIO()
         pstats.Stats(profiler, stream=stream).sort_stats("cumulative").print_stats(25)
@@ -369,6 +388,14 @@ def print_report(figures: dict[str, Any]) -> None:
             f"note: scale {figures['scale']}: the ratios to the targets are meaningful only at "
             f"scale 1"
         )
+    if "evidence" in figures:
+        e = figures["evidence"]
+        print(
+            f"evidence (profiles, {e['answers']:,} answers' features, {e['pair_features']:,} "
+            f"pairs' features, chance pool: {e['chance_pairs']:,} pairs): {e['seconds']:.1f} s; "
+            f"whole run with evidence {e['whole_run_seconds'] + e['seconds']:.1f} s = "
+            f"{e['ratio_with_evidence']:.2f} x the whole run without it (limit 1.5 x)"
+        )
     if "cprofile_top25_cumulative" in figures:
         print("\ncProfile of the whole run, top 25 by cumulative time:")
         print(figures["cprofile_top25_cumulative"])
@@ -383,10 +410,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--cprofile", action="store_true", help="profile the whole run (top 25, cumulative)"
     )
+    parser.add_argument(
+        "--evidence", action="store_true", help="also time the evidence view (ratio printed)"
+    )
     args = parser.parse_args(argv)
     if not args.scale > 0:
         parser.error("--scale must be above 0")
-    figures = benchmark(args.scale, args.seed, args.cprofile)
+    figures = benchmark(args.scale, args.seed, args.cprofile, args.evidence)
     if args.json:
         json.dump(figures, sys.stdout, indent=2)
         print()

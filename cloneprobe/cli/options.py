@@ -176,6 +176,10 @@ report_options = apply([
     click.option("--json", "as_json", is_flag=True, help="Print the report as JSON only."),
     click.option("--evidence", is_flag=True,
                  help="Print every clone pair's compared lines side by side."),
+    click.option("--reference-solutions", type=click.Path(path_type=Path, dir_okay=False),
+                 metavar="FILE.jsonl",
+                 help="Independent solutions of the tasks (task_id with solution or "
+                 "completion): a verdict they reach is not evidence of memorization."),
     click.option("--contamination", "contamination_dir",
                  type=click.Path(path_type=Path, file_okay=False),
                  help="A `cloneprobe scan` output folder: split pass@k and the clone evidence "
@@ -282,7 +286,11 @@ def detector_config(options: dict):
 def detection_settings(options: dict):
     from ..detection import DetectionSettings
 
-    return DetectionSettings(detector_config(options), cross_task=options["cross_task"])
+    return DetectionSettings(
+        detector_config(options),
+        cross_task=options["cross_task"],
+        reference_solutions=options.get("reference_solutions"),
+    )
 
 
 def execution_settings(options: dict, always: bool = False):

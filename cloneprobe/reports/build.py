@@ -21,6 +21,23 @@ Schema (`schema`: "cloneprobe.audit/1"):
   `evidence_per_task` per group and task (`evidence_total` counts them all; every pair is in
   the JSON-lines file `evidence_file` beside the report);
 - `skipped`: samples not judged, by reason (e.g. over the size cap).
+
+Added by the evidence view (cloneprobe.evidence; every key above is unchanged):
+- `groups[]` also: `informative_tasks`, `tasks_with_evidence`, `evidence_task_rate` with
+  `evidence_task_ci95` (Wilson), `tasks_similar_only`, `informative_samples`,
+  `samples_with_evidence`, `evidence_sample_rate` with `evidence_sample_ci95` (bootstrap over
+  tasks), `uninformative_tasks` (task ids of the group left out of the evidence rates),
+  `evidence_peers` (per task with evidence: its best verbatim similarity, how many answers of
+  the task in other groups reach it, how many there are);
+- `comparisons[]` also: `evidence` (tasks with evidence under each prompt set, McNemar, the
+  rate difference with its 95% bootstrap interval);
+- `samples[]` also: `evidence_tier` (`evidence`, `similar`, `uninformative` or null: no
+  clone), `evidence_strength` (0..1) and `evidence_reasons`;
+- `evidence[]` (and the evidence file) also: `tier`, `strength`, `reasons`,
+  `sample_function`, `in_answer`;
+- `uninformative_tasks`: tasks whose canonical is mostly prompt code, with the share;
+- `evidence_rule`: the rule's thresholds, `chance` (other tasks' answers matching each
+  canonical: pairs, comparisons, rate in percent, generic tasks) and `reference_solutions`.
 """
 
 from __future__ import annotations
@@ -31,6 +48,8 @@ from ..aggregate import Group, compare_prompt_sets, prompt_label
 from ..clones import FragmentExtractor, SourceFile, rank_of, type_named
 from ..clones.normalize import compared_lines
 from ..detection import CanonicalFragments, DetectionSettings, Verdict
+from ..evidence.stream import StreamedEvidence
+from ..evidence.summary import compare_on_evidence, group_evidence
 from .spool import RowSpool
 
 SCHEMA_VERSION = "cloneprobe.audit/1"
@@ -44,8 +63,11 @@ class ReportBuilder:
     only a bounded sample of the evidence stays in memory."""
 
     def __init__(self, settings: DetectionSettings, canonicals: CanonicalFragments,
-                 evidence: bool = True, per_task: int = EVIDENCE_PER_TASK) -> None:  # fmt: skip
+                 evidence: bool = True, per_task: int = EVIDENCE_PER_TASK,
+                 view: StreamedEvidence | None = None) -> None:  # fmt: skip
+        """`view`: the evidence view that tiers each verdict (None: no evidence keys)."""
         self.settings, self.canonicals = settings, canonicals
+        self.view = view
         self.evidence, self.per_task = evidence, per_task
         self.samples = RowSpool()
         self.all_evidence = RowSpool()
@@ -57,6 +79,10 @@ class ReportBuilder:
     def add(self, group: Group, sample, verdict: Verdict, execution=None) -> None:
         """One judged sample (a stored sample: model, task_id, sample_index, program ...)."""
         rank = rank_of(verdict.clone_type)
+        tiered = self.view.assess(sample.task_id, verdict) if self.view else None
+        if self.view is not None and self.view.informative(sample.task_id):
+            verbatim = round(100 * (verdict.answer or {}).get("verbatim", 0.0))
+            group.count_evidence(sample.task_id, tiered.tier if tiered else None, verbatim)
         if execution is not None:
             self.isolation[execution.isolation or "unknown"] += 1
         self.samples.append(
@@ -70,15 +96,19 @@ class ReportBuilder:
                 "clone_type": int(rank) if rank else None,
                 "similarity": verdict.similarity,
                 "trivial_type": verdict.trivial_type,
+                **_tier(tiered),
                 **_execution(execution),
             }
         )
         if not self.evidence:
             return
-        for pair in verdict.pairs:
+        for number, pair in enumerate(verdict.pairs):
             if pair["trivial"]:
                 continue
-            row = _evidence(self.canonicals, self.settings, sample, pair)
+            row = {**_evidence(self.canonicals, self.settings, sample, pair),
+                   **(tiered.pairs[number].as_dict() if tiered else {}),
+                   "sample_function": pair["sample_function"],
+                   "in_answer": pair.get("in_answer", True)}  # fmt: skip
             self.all_evidence.append(row)
             key = (id(group), sample.task_id)
             if self.shown_per_task[key] < self.per_task:
@@ -86,6 +116,17 @@ class ReportBuilder:
                 self.shown.append(row)
 
     def finish(self, groups: list[Group], sampling: list[dict]) -> dict:
+        comparisons = compare_prompt_sets(groups)
+        summaries = [group.summary() for group in groups]
+        view_keys: dict = {}
+        if self.view is not None:
+            uninformative = self.view.uninformative()
+            names = {u["task_id"] for u in uninformative}
+            summaries = [{**summary, **group_evidence(group, names, groups)}
+                         for summary, group in zip(summaries, groups, strict=True)]  # fmt: skip
+            compare_on_evidence(groups, comparisons)
+            view_keys = {"uninformative_tasks": uninformative,
+                         "evidence_rule": self.view.rule_summary()}  # fmt: skip
         return {
             "schema": SCHEMA_VERSION,
             "profile": self.settings.config.profile.name,
@@ -94,8 +135,8 @@ class ReportBuilder:
                 "sampling": sampling,
                 "execution": {"isolation": dict(self.isolation)},
             },
-            "groups": [group.summary() for group in groups],
-            "comparisons": compare_prompt_sets(groups),
+            "groups": summaries,
+            "comparisons": comparisons,
             "samples": self.samples,
             "evidence": self.shown,
             "evidence_total": len(self.all_evidence),
@@ -103,7 +144,16 @@ class ReportBuilder:
             "evidence_file": EVIDENCE_FILE,
             "_all_evidence": self.all_evidence,  # not in report.json: written to evidence_file
             "skipped": dict(self.skipped),
+            **view_keys,
         }
+
+
+def _tier(tiered) -> dict:
+    return {
+        "evidence_tier": tiered.tier if tiered else None,
+        "evidence_strength": tiered.strength if tiered else None,
+        "evidence_reasons": list(tiered.reasons) if tiered else [],
+    }
 
 
 def _execution(result) -> dict:

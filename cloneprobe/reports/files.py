@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..aggregate import TYPES
 from ..safe_text import csv_cell, latex_text, markdown_text
+from . import evidence_tables as ev
 from .html import render_html
 from .spool import RowSpool, json_chunks
 from .tables import (
@@ -73,6 +74,18 @@ def render_markdown(report: dict) -> str:
     parts = [
         "# cloneprobe audit",
         f"Settings: {settings_line(report)}.",
+        f"## {ev.EVIDENCE_TITLE}",
+        _markdown_table(ev.EVIDENCE_HEADER, ev.display_evidence_rows(report)),
+        ev.uninformative_line(report),
+        ev.chance_line(report),
+    ]
+    evidence_comparisons = ev.display_evidence_comparison_rows(report)
+    if evidence_comparisons:
+        parts += [
+            "## Original against other prompts, on evidence",
+            _markdown_table(ev.EVIDENCE_COMPARISON_HEADER, evidence_comparisons),
+        ]
+    parts += [
         "## Tasks with a clone of the canonical solution (cumulative)",
         _markdown_table(GROUP_HEADER, display_group_rows(report)),
     ]
@@ -89,6 +102,16 @@ def render_markdown(report: dict) -> str:
     total = report.get("evidence_total", len(report["evidence"]))
     parts.append(f"{total} clone pairs as evidence (see the HTML report and "
                  f"{report.get('evidence_file', 'report.json')}).")  # fmt: skip
+    reasons = [
+        "- " + markdown_text(
+            f"{p['model']} t={p['temperature']:g} {p['prompt_set']} {p['task_id']} sample "
+            f"{p['sample']} (type {p['type']}, {p['similarity']}%): {ev.pair_reason_line(p)}"
+        )
+        for p in report["evidence"]
+        if ev.pair_reason_line(p)
+    ]
+    if reasons:
+        parts += ["## Why each clone pair shown is or is not evidence", "\n".join(reasons)]
     return "\n\n".join(parts) + "\n"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..align import align_lines
 from ..safe_text import html_text as escape
+from . import evidence_tables as ev
 from .tables import (
     COMPARISON_HEADER,
     CORRECTNESS_HEADER,
@@ -96,8 +97,10 @@ def _evidence_html(pair: dict) -> str:
         f"sample {pair['sample']} — type {pair['type']}, {pair['similarity']}% "
         f"(canonical of {pair['canonical_task']})"
     )
+    reasons = ev.pair_reason_line(pair)
+    why = f'<p class="why">{escape(reasons)}</p>' if reasons else ""
     return (
-        f'<div class="pair"><h3>{escape(title)}</h3><table><tr><th class="l">canonical '
+        f'<div class="pair"><h3>{escape(title)}</h3>{why}<table><tr><th class="l">canonical '
         f"(lines {pair['canonical_lines'][0]}-{pair['canonical_lines'][1]})</th>"
         f'<th class="l">sample (lines {pair["sample_lines"][0]}-{pair["sample_lines"][1]})</th>'
         f"</tr>{rows}</table></div>"
@@ -109,6 +112,10 @@ def render_html(report: dict) -> str:
     body = [
         "<h1>cloneprobe audit</h1>",
         f"<p>{escape(settings_line(report))}</p>",
+        f"<h2>{escape(ev.EVIDENCE_TITLE)}</h2>",
+        _table(ev.EVIDENCE_HEADER, ev.display_evidence_rows(report)),
+        f"<p>{escape(ev.uninformative_line(report))}</p>",
+        f"<p>{escape(ev.chance_line(report))}</p>",
         "<h2>Tasks with a clone of the canonical solution (cumulative)</h2>",
         _table(GROUP_HEADER, groups),
         "<h2>Clone rate against temperature</h2>",
@@ -119,6 +126,10 @@ def render_html(report: dict) -> str:
             "<h2>Original against other prompts</h2>",
             _table(COMPARISON_HEADER, comparisons),
         ]  # fmt: skip
+    evidence_comparisons = ev.display_evidence_comparison_rows(report)
+    if evidence_comparisons:
+        body += ["<h2>Original against other prompts, on evidence</h2>",
+                 _table(ev.EVIDENCE_COMPARISON_HEADER, evidence_comparisons)]  # fmt: skip
     correctness = display_correctness_rows(report)
     if correctness:
         body += [f"<h2>{CORRECTNESS_TITLE}</h2>", _table(CORRECTNESS_HEADER, correctness),

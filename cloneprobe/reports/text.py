@@ -8,6 +8,7 @@ from rich.text import Text
 
 from ..align import align_lines
 from ..safe_text import terminal_text
+from . import evidence_tables as ev
 from .tables import (
     COMPARISON_HEADER,
     CORRECTNESS_HEADER,
@@ -25,6 +26,9 @@ def print_report(report: dict, console: Console, evidence: bool = False) -> None
     line = Text("cloneprobe audit", style="bold")
     line.append(": ").append(terminal_text(settings_line(report)))
     console.print(line, highlight=False, soft_wrap=True)
+    _table(console, ev.EVIDENCE_TITLE, ev.EVIDENCE_HEADER, ev.display_evidence_rows(report))
+    console.print(terminal_text(ev.uninformative_line(report)), highlight=False, soft_wrap=True)
+    console.print(terminal_text(ev.chance_line(report)), highlight=False, soft_wrap=True)
     table = Table(title="Tasks with a clone of the canonical solution (cumulative)",
                   title_justify="left")  # fmt: skip
     for number, column in enumerate(GROUP_HEADER):
@@ -41,14 +45,11 @@ def print_report(report: dict, console: Console, evidence: bool = False) -> None
         for row in comparisons:
             comparison.add_row(*map(terminal_text, row))
         console.print(comparison)
+    _table(console, "Original against other prompts, on evidence", ev.EVIDENCE_COMPARISON_HEADER,
+           ev.display_evidence_comparison_rows(report))  # fmt: skip
     correctness = display_correctness_rows(report)
     if correctness:
-        table = Table(title=CORRECTNESS_TITLE, title_justify="left")
-        for number, column in enumerate(CORRECTNESS_HEADER):
-            table.add_column(column, justify="left" if number < 3 else "right")
-        for row in correctness:
-            table.add_row(*map(terminal_text, row))
-        console.print(table)
+        _table(console, CORRECTNESS_TITLE, CORRECTNESS_HEADER, correctness)
         console.print(isolation_line(report), highlight=False, markup=False)
     pairs = report["evidence"]
     total = report.get("evidence_total", len(pairs))
@@ -67,6 +68,9 @@ def print_report(report: dict, console: Console, evidence: bool = False) -> None
                 f": type {pair['type']}, {pair['similarity']}% vs canonical of "
                 f"{pair['canonical_task']}"))
             console.print(title, highlight=False, soft_wrap=True)  # fmt: skip
+            if ev.pair_reason_line(pair):
+                console.print(terminal_text(ev.pair_reason_line(pair)), highlight=False,
+                              soft_wrap=True)  # fmt: skip
             side = Table(show_header=True)
             side.add_column("canonical", overflow="fold")
             side.add_column("sample", overflow="fold")
@@ -74,3 +78,14 @@ def print_report(report: dict, console: Console, evidence: bool = False) -> None
             for same, a, b in align_lines(left, right):
                 side.add_row(terminal_text(a), terminal_text(b), style=None if same else "yellow")
             console.print(side)
+
+
+def _table(console: Console, title: str, header: list[str], rows: list[list[str]]) -> None:
+    if not rows:
+        return
+    table = Table(title=title, title_justify="left")
+    for number, column in enumerate(header):
+        table.add_column(column, justify="left" if number < 3 else "right")
+    for row in rows:
+        table.add_row(*map(terminal_text, row))
+    console.print(table)

@@ -1,0 +1,105 @@
+"""What a sample keeps of its canonical that an independent solver would not write.
+
+The sample is judged on its *answer* (`FragmentExtractor.extract_answer`: the function the
+task asks for, the functions nested in it and the helpers it uses that the sample itself
+defines); only those fragments reach these features.
+
+Features of the answer against one canonical (`AnswerFeatures`), all measured on body tokens:
+- `verbatim`: LCS of the canonical's tokens (lines repeating the prompt left out) with the
+  answer's tokens, unrenamed, over the longer of the two: 1.0 for an exact copy;
+- `details_kept`: LCS of the canonical's details (own names and literals, in order) with the
+  answer's tokens that are details too, over the canonical's details;
+- `names_kept`: the canonical's own names the answer uses;
+- `structure`: LCS of blind-renamed tokens over the longer (1.0: same code up to renaming);
+- `comments_kept`: the canonical's comments the sample repeats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+from rapidfuzz.distance import LCSseq
+
+from ..clones import Fragment
+from ..clones.normalize import BLIND
+from .canonical_profile import CanonicalProfile, body_tokens, comments_of
+
+
+@dataclass(frozen=True)
+class AnswerFeatures:
+    """One answer function against one canonical."""
+
+    function: str
+    lines: tuple[int, int]
+    tokens: int
+    verbatim: float
+    details_kept: float
+    names_kept: tuple[str, ...]
+    structure: float
+    comments_kept: int
+
+    def as_dict(self) -> dict:
+        data = asdict(self)
+        data["lines"] = list(self.lines)
+        data["names_kept"] = list(self.names_kept)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> AnswerFeatures:
+        return cls(
+            function=data["function"],
+            lines=tuple(data["lines"]),  # type: ignore[arg-type]
+            tokens=data["tokens"],
+            verbatim=data["verbatim"],
+            details_kept=data["details_kept"],
+            names_kept=tuple(data["names_kept"]),
+            structure=data["structure"],
+            comments_kept=data["comments_kept"],
+        )
+
+
+def _ratio(lcs: float, longer: int) -> float:
+    return round(lcs / longer, 4) if longer else 0.0
+
+
+def features_of(
+    profile: CanonicalProfile, fragment: Fragment, sample_comments: Sequence[str] = ()
+) -> AnswerFeatures:
+    """How much of the canonical's own content the function `fragment` keeps."""
+    tokens = body_tokens(fragment)
+    texts = [text for _, text in tokens]
+    prompt_tokens = profile.body_token_count - profile.own_token_count
+    own_length = max(len(profile.tokens), len(texts) - prompt_tokens)
+    verbatim = _ratio(LCSseq.similarity(profile.tokens, texts), own_length)
+    detail_set = set(profile.details)
+    details = [t for t in texts if t in detail_set]
+    details_kept = _ratio(LCSseq.similarity(profile.details, details), len(profile.details))
+    blind = [BLIND.get(kind, text) for kind, text in tokens]
+    structure = _ratio(LCSseq.similarity(profile.blind, blind), max(len(blind), len(profile.blind)))
+    used = set(texts)
+    comments = set(sample_comments)
+    return AnswerFeatures(
+        function=fragment.name,
+        lines=(fragment.start_line, fragment.end_line),
+        tokens=len(texts),
+        verbatim=verbatim,
+        details_kept=details_kept,
+        names_kept=tuple(n for n in profile.own_names if n in used),
+        structure=structure,
+        comments_kept=sum(1 for c in profile.comments if c in comments),
+    )
+
+
+def best_answer_features(
+    profile: CanonicalProfile, answer: Sequence[Fragment], program: str
+) -> AnswerFeatures | None:
+    """Features of the answer function closest to the canonical (None: no function)."""
+    if not answer:
+        return None
+    comments = comments_of(program) if profile.comments else []
+    best = max(
+        (features_of(profile, f, comments) for f in answer),
+        key=lambda a: (a.verbatim, a.structure),
+    )
+    return best

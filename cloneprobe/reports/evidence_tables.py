@@ -1,0 +1,79 @@
+"""The evidence view as plain rows, shared by the terminal, Markdown and HTML reports.
+
+Headline: tasks (and samples) whose verdict is evidence of memorization, over informative
+tasks, with 95% intervals; beside it the tasks whose clones are only similar solutions. The
+NiCad-style counts (Table VI) stay in their own table, unchanged.
+"""
+
+from __future__ import annotations
+
+EVIDENCE_HEADER = ["model", "temperature", "prompts", "informative tasks",
+                   "tasks with evidence [95% CI]", "samples with evidence [95% CI]",
+                   "similar solutions only"]  # fmt: skip
+EVIDENCE_COMPARISON_HEADER = ["model", "temperature", "vs", "tasks", "evidence original",
+                              "evidence other", "only original", "only other", "McNemar p",
+                              "difference [95% CI]"]  # fmt: skip
+EVIDENCE_TITLE = (
+    "Evidence of memorization (headline: what convergence, chance and the prompt do not explain)"
+)
+
+
+def _interval(count: int, rate: float, ci: list[float]) -> str:
+    return f"{count} ({rate:.1f}% [{ci[0]:.1f}, {ci[1]:.1f}])"
+
+
+def display_evidence_rows(report: dict) -> list[list[str]]:
+    return [
+        [g["label"], f"{g['temperature']:g}", g["prompt_set"], str(g["informative_tasks"]),
+         _interval(g["tasks_with_evidence"], g["evidence_task_rate"], g["evidence_task_ci95"]),
+         _interval(g["samples_with_evidence"], g["evidence_sample_rate"],
+                   g["evidence_sample_ci95"]),
+         str(g["tasks_similar_only"])]
+        for g in report["groups"]
+        if "tasks_with_evidence" in g
+    ]  # fmt: skip
+
+
+def display_evidence_comparison_rows(report: dict) -> list[list[str]]:
+    rows = []
+    for c in report["comparisons"]:
+        e = c.get("evidence")
+        if not e:
+            continue
+        rows.append(
+            [c["model"], f"{c['temperature']:g}", c["other"], str(e["tasks"]),
+             str(e["tasks_with_evidence_original"]), str(e["tasks_with_evidence_other"]),
+             str(e["only_original"]), str(e["only_other"]), f"{e['mcnemar_p']:.3g}",
+             f"{e['rate_difference']:+.1f} pp [{e['ci95'][0]:+.1f}, {e['ci95'][1]:+.1f}]"]
+        )  # fmt: skip
+    return rows
+
+
+def uninformative_line(report: dict) -> str:
+    tasks = report.get("uninformative_tasks") or []
+    if not tasks:
+        return "Uninformative tasks (canonical mostly prompt code): none."
+    named = ", ".join(f"{t['task_id']} ({t['prompt_share']:.0%} prompt code)" for t in tasks)
+    return f"Uninformative tasks, left out of the evidence rates: {named}."
+
+
+def chance_line(report: dict) -> str:
+    rule = report.get("evidence_rule") or {}
+    chance = rule.get("chance") or {}
+    if not chance.get("comparisons"):
+        return "Chance across tasks: not measured (a single task)."
+    generic = ", ".join(chance.get("generic_tasks") or []) or "none"
+    return (
+        f"Chance across tasks: {chance['pairs']} of {chance['comparisons']} comparisons of other "
+        f"tasks' answers with a canonical match it ({chance['rate']:.2f}%); generic canonicals "
+        f"(over {100 * rule['chance_max']:.0f}%): {generic}. Reference solutions: "
+        f"{rule.get('reference_solutions', 0)}."
+    )
+
+
+def pair_reason_line(pair: dict) -> str:
+    """One line: the pair's tier, strength and reasons."""
+    if "tier" not in pair:
+        return ""
+    reasons = "; ".join(pair.get("reasons") or [])
+    return f"{pair['tier']} (strength {pair['strength']:.2f}): {reasons}"

@@ -1,0 +1,79 @@
+"""The intervals the evidence rates come with, and a store written before evidence existed."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import closing
+from types import SimpleNamespace
+
+import pytest
+
+from cloneprobe.benchmarks import load_humaneval
+from cloneprobe.clones import DetectorConfig
+from cloneprobe.detection import (
+    CanonicalFragments,
+    DetectionSettings,
+    DetectionStore,
+    SampleProgram,
+    detect_samples,
+    inputs_key,
+)
+from cloneprobe.evidence.null_model import chance_pool
+from cloneprobe.evidence.stream import bounded_chance_pool
+from cloneprobe.stats import bootstrap_ratio, wilson_interval
+
+
+def test_wilson_interval_matches_the_closed_form():
+    low, high = wilson_interval(5, 10)
+    assert low == pytest.approx(0.2366, abs=1e-4) and high == pytest.approx(0.7634, abs=1e-4)
+    low, high = wilson_interval(0, 10)
+    assert low == 0.0 and high == pytest.approx(0.2775, abs=1e-4)
+    assert wilson_interval(0, 0) == (0.0, 0.0)
+
+
+def test_bootstrap_ratio_resamples_tasks_not_samples():
+    # One task holds every hit: resampling tasks makes the interval wide, as it should be.
+    clusters = [(10, 10)] + [(0, 10)] * 9
+    rate, low, high = bootstrap_ratio(clusters, seed=1)
+    assert rate == pytest.approx(0.1)
+    assert low == 0.0 and high >= 0.3
+    assert bootstrap_ratio([]) == (0.0, 0.0, 0.0)
+
+
+def test_verdicts_stored_before_evidence_are_judged_again(tmp_path):
+    path = tmp_path / "old.sqlite"
+    benchmark = load_humaneval()
+    task = benchmark.get("HumanEval/0")
+    program = task.prompt + task.canonical_solution
+    samples = [SampleProgram(1, "HumanEval/0", program)]
+    settings = DetectionSettings(DetectorConfig())
+    keys = {1: inputs_key(CanonicalFragments(benchmark), settings, samples[0])}
+    with closing(sqlite3.connect(path)) as db:
+        # a store written by the detector before evidence: keyed by inputs, no answer column
+        db.executescript(
+            "CREATE TABLE detections (sample_id INTEGER NOT NULL, detector_key TEXT NOT NULL, "
+            "clone_type TEXT, similarity INTEGER, trivial_type TEXT, pairs TEXT NOT NULL, "
+            "inputs_key TEXT, PRIMARY KEY (sample_id, detector_key));"
+        )
+        db.execute("INSERT INTO detections VALUES (1, ?, NULL, NULL, NULL, '[]', ?)",
+                    (settings.key, keys[1]))  # fmt: skip
+        db.commit()
+        assert DetectionStore(db).matching(settings.key, keys) == {}
+        verdict = detect_samples(db, benchmark, settings, samples)[1]
+        assert verdict.clone_type == "1" and verdict.answer["verbatim"] == 1.0
+        assert DetectionStore(db).matching(settings.key, keys)[1].answer == verdict.answer
+        stored = json.loads(db.execute("SELECT answer FROM detections").fetchone()[0])
+        assert stored["function"] == "has_close_elements"
+
+
+def test_the_streamed_chance_pool_is_the_pool_of_all_samples_and_stays_bounded():
+    # tasks arrive in runs, as the streamed audit reads them; a late task must still get its
+    # share, and no task keeps more than the pool needs of it
+    samples = [SimpleNamespace(task_id=f"T{t % 7}", program=f"p{n}")
+               for n, t in enumerate([0] * 300 + [1] * 40 + list(range(7)) * 30)]  # fmt: skip
+    everything = [(s.task_id, s.program) for s in samples]
+    expected = sorted(everything[i] for i in chance_pool(everything, size=64))
+    kept = bounded_chance_pool(samples, size=64)
+    assert sorted(kept[i] for i in chance_pool(kept, size=64)) == expected
+    assert len(kept) <= 64 + 7
