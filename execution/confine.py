@@ -150,6 +150,8 @@ def seal_filesystem(workspace_bytes, keep_visible):
     _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing below propagates to the host
     kept = _folders_to_mount_back(keep_visible)
     handles = {path: os.open(path, os.O_PATH | os.O_DIRECTORY) for path in kept}
+    in_workspace = {p: h for p, h in handles.items() if p.startswith(WORKSPACE + os.sep)}
+    handles = {p: h for p, h in handles.items() if p not in in_workspace}
     _become_namespace_root()  # new files need an owner the namespace can name
     _make_read_only("/")
     for folder in HIDDEN_FOLDERS:
@@ -166,6 +168,11 @@ def seal_filesystem(workspace_bytes, keep_visible):
         "workspace", WORKSPACE, "tmpfs", MS_NOSUID | MS_NODEV,
         f"size={workspace_bytes},nr_inodes=4096,mode=1777",
     )  # fmt: skip
+    for path, handle in in_workspace.items():  # an interpreter (a venv) living under /tmp
+        os.makedirs(path, mode=0o755, exist_ok=True)
+        _mount(f"/proc/self/fd/{handle}", path, None, MS_BIND | MS_REC)
+        os.close(handle)
+        _make_read_only(path)
     try:
         _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     except ConfinementError:  # a /proc showing the host's processes must not stay visible
@@ -174,8 +181,9 @@ def seal_filesystem(workspace_bytes, keep_visible):
 
 
 def _folders_to_mount_back(paths):
-    """The real paths of `paths` that lie under a hidden folder, outermost only."""
-    hidden = tuple(folder + os.sep for folder in HIDDEN_FOLDERS)
+    """The real paths of `paths` that lie under a hidden folder or the workspace (which covers
+    the host's /tmp), outermost only."""
+    hidden = tuple(folder + os.sep for folder in (*HIDDEN_FOLDERS, WORKSPACE))
     found = sorted({os.path.realpath(p) for p in paths if p and os.path.isdir(p)}, key=len)
     kept = []
     for path in found:

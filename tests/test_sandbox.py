@@ -19,7 +19,7 @@ import pytest
 
 from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.execution import Execution, ExecutionStore, Limits, Sandbox, execute_samples
-from cloneprobe.execution.sandbox import best_isolation
+from cloneprobe.execution.sandbox import _package_folders, best_isolation
 from cloneprobe.execution.wire import WireError, decode, encode_value
 
 TIMEOUT = 2.0
@@ -244,6 +244,26 @@ def test_one_sandbox_serves_several_threads_at_once(sandbox):
 def test_a_correct_program_using_numpy_passes(sandbox):
     pytest.importorskip("numpy")
     result = sandbox.run("import numpy as np\nassert int(np.array([1, 2]).sum()) == 3\n")
+    assert (result.ok, result.reason) == (True, "passed")
+
+
+def test_packages_installed_under_tmp_stay_importable(sandbox, tmp_path, monkeypatch):
+    """A tool installed in a virtual environment under /tmp (which the sample's private /tmp
+    covers) still lends the sample its packages, read-only."""
+    site = tmp_path / "venv" / "lib" / "site-packages"
+    (site / "lent_package").mkdir(parents=True)
+    (site / "lent_package" / "__init__.py").write_text("ANSWER = 42\n")
+    monkeypatch.setattr(sys, "path", [*sys.path, str(site)])
+    _package_folders.cache_clear()  # the folders are read from sys.path once per process
+    program = (
+        "import lent_package\nassert lent_package.ANSWER == 42\n"
+        "try:\n    open(lent_package.__file__, 'a')\nexcept OSError:\n    pass\n"
+        "else:\n    raise AssertionError('the lent package is writable')\n"
+    )
+    try:
+        result = sandbox.run(program)
+    finally:
+        _package_folders.cache_clear()
     assert (result.ok, result.reason) == (True, "passed")
 
 
