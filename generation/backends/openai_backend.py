@@ -76,6 +76,8 @@ class OpenAIBackend(Backend):
         limit = asyncio.Semaphore(self.concurrency)
         try:
             tasks = [asyncio.create_task(self._one(client, limit, r)) for r in requests]
+            for task in tasks:
+                task.add_done_callback(_retrieve)
             for finished in asyncio.as_completed(tasks):
                 on_result(await finished)
         finally:
@@ -208,3 +210,11 @@ def _split_query(url: str | None) -> tuple[str | None, dict[str, str]]:
 
     base, _, query = url.partition("?")
     return base, dict(parse_qsl(query, keep_blank_values=True))
+
+
+def _retrieve(task: asyncio.Task) -> None:
+    """Mark a finished task's exception as seen: an interrupt (Ctrl-C, SIGTERM) that lands in
+    one request propagates through the run as it should, and asyncio does not also log it as
+    "never retrieved" when the interrupted run is torn down."""
+    if not task.cancelled():
+        task.exception()
