@@ -70,3 +70,18 @@ class SampleSource:
     """Only these models (empty: all)."""
     prompt_sets: tuple[str, ...] = ()
     """Only these prompt sets (empty: all)."""
+
+
+@dataclass(frozen=True)
+class SignalSettings:
+    """Which memorization signals to compute, and how to reach the models' log-probs."""
+
+    names: tuple[str, ...] = ()
+    """Signal names (empty: every signal)."""
+    reference_model: str | None = None
+    """A model spec whose likelihoods the audited model's are compared with."""
+    base_url: str | None = None
+    batch_size: int = 4
+    """Texts per forward pass when a local model scores."""
+    concurrency: int = 8
+    timeout: float = 120.0

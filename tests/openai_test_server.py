@@ -9,6 +9,16 @@ Standard library only; it listens on 127.0.0.1 on a free port and never contacts
 Endpoints: ``POST /v1/completions``, ``POST /v1/chat/completions``, ``GET /v1/models``;
 anything else gets a 404 with an OpenAI-style error body. Tokens are whitespace-separated
 words, which is all ``max_tokens`` and ``usage`` need here.
+
+Prompt log-probs (``prompt_logprobs=`` mode): "none" answers ``logprobs: null`` whatever is
+asked (as a server that ignores the parameters); "echo" answers ``echo=True`` with
+``logprobs=k`` on the completions endpoint as the OpenAI API did, ``choices[i].logprobs`` =
+``{tokens, token_logprobs, top_logprobs, text_offset}`` over prompt and completion, the first
+token's log-prob null; "prompt_logprobs" answers vLLM's extra ``prompt_logprobs=k`` with
+``choices[i].prompt_logprobs`` = ``[null, {"<token id>": {"logprob", "rank",
+"decoded_token"}}, ...]`` and refuses echo with logprobs and ``max_tokens=0`` (400), as vLLM
+does; "refuse" answers 400 to either. A log-prob token is the text up to the end of the next
+word (leading whitespace included) and its log-prob is ``token_logprob(index, token)``.
 """
 
 from __future__ import annotations
@@ -29,6 +39,8 @@ from typing import Any
 
 Responder = Callable[[str, Any, int, dict], str]
 N_MODES = ("openai", "refuse", "ignore")
+LOGPROB_MODES = ("none", "echo", "prompt_logprobs", "refuse")
+LOGPROB_TOKEN = re.compile(r"\s*\S+|\s+")
 RECORDED_HEADERS = ("Authorization", "Content-Type", "User-Agent", "Connection")
 MODELS = {"object": "list", "data": [{"id": "test-model", "object": "model", "owned_by": "test"}]}
 ROUTES = {"/v1/completions": "completion", "/v1/chat/completions": "chat"}
@@ -65,6 +77,21 @@ def truncate(text: str, stop: Any, max_tokens: int | None) -> tuple[str, str]:
     if max_tokens is not None and len(words) > max_tokens:
         return (text[: words[max_tokens - 1].end()] if max_tokens > 0 else ""), "length"
     return text, "stop"
+
+
+def default_token_logprob(index: int, token: str) -> float:
+    """A log-prob in [-4, -0.01) fixed by the token's text."""
+    digest = int(hashlib.sha256(token.encode()).hexdigest()[:8], 16)
+    return -0.01 - (digest % 399) / 100
+
+
+def logprob_tokens(text: str) -> list[tuple[str, int]]:
+    """(token, character offset) of the server's log-prob tokens of `text`."""
+    return [(m.group(), m.start()) for m in LOGPROB_TOKEN.finditer(text)]
+
+
+def token_id(token: str) -> int:
+    return int(hashlib.sha256(token.encode()).hexdigest()[:6], 16)
 
 
 def error_body(status: int, message: str, code: str | None = None) -> dict:
@@ -161,10 +188,21 @@ class OpenAITestServer:
     ``latency`` seconds are slept in each handler thread before answering.
     """
 
-    def __init__(self, responder: Responder | None = None, *, n_mode="openai", latency=0.0):
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        *,
+        n_mode="openai",
+        latency=0.0,
+        prompt_logprobs="none",
+        token_logprob: Callable[[int, str], float] = default_token_logprob,
+    ):
         if n_mode not in N_MODES:
             raise ValueError(f"n_mode must be one of {N_MODES}, not {n_mode!r}")
+        if prompt_logprobs not in LOGPROB_MODES:
+            raise ValueError(f"prompt_logprobs must be one of {LOGPROB_MODES}")
         self.responder, self.n_mode, self.latency = responder or default_responder, n_mode, latency
+        self.prompt_logprobs, self.token_logprob = prompt_logprobs, token_logprob
         self._lock = threading.Lock()
         self._requests: list[dict] = []
         self._faults: deque[tuple] = deque()
@@ -260,6 +298,9 @@ class OpenAITestServer:
         if n > 1 and self.n_mode == "refuse":
             return 400, error_body(400, "Only one completion choice is supported: 'n' must be 1.")
         n = 1 if self.n_mode == "ignore" else n
+        refusal = self._logprob_refusal(kind, body)
+        if refusal:
+            return 400, error_body(400, refusal)
         if kind == "completion":
             prompt = body.get("prompt", "")
             prompts = prompt if isinstance(prompt, list) else [prompt]
@@ -282,7 +323,10 @@ class OpenAITestServer:
                 completion_tokens += count_words(text)
                 choice = {"index": len(choices), "finish_reason": finish, "logprobs": None}
                 if kind == "completion":
-                    choices.append({**choice, "text": text})
+                    choice.update(self._logprobs(prompt if isinstance(prompt, str) else "",
+                                                 text, body))  # fmt: skip
+                    echoed = body.get("echo") and isinstance(prompt, str)
+                    choices.append({**choice, "text": prompt + text if echoed else text})
                 else:
                     choices.append({**choice, "message": {"role": "assistant", "content": text}})
         usage = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
@@ -294,6 +338,51 @@ class OpenAITestServer:
         head = {"id": ident, "object": obj, "created": int(time.time())}
         model = body.get("model") or "test-model"
         return 200, {**head, "model": model, "choices": choices, "usage": usage}
+
+    def _logprob_refusal(self, kind: str, body: dict) -> str | None:
+        """The 400 message for prompt log-probs this server's mode refuses, if any."""
+        echo_logprobs = kind == "completion" and body.get("echo") and body.get("logprobs")
+        wants_prompt = body.get("prompt_logprobs") is not None
+        if self.prompt_logprobs == "refuse" and (echo_logprobs or wants_prompt):
+            return "This model does not support returning log-probabilities of the prompt."
+        if self.prompt_logprobs == "prompt_logprobs":
+            if echo_logprobs:
+                return "echo is not supported together with logprobs on this server."
+            if body.get("max_tokens") == 0:
+                return "max_tokens must be at least 1, got 0."
+        return None
+
+    def _logprobs(self, prompt: str, text: str, body: dict) -> dict:
+        """The log-prob fields of a completion choice for this server's mode."""
+        fields: dict[str, Any] = {}
+        if self.prompt_logprobs == "echo" and body.get("logprobs") is not None:
+            shown = prompt + text if body.get("echo") else text
+            tokens = logprob_tokens(prompt) + [
+                (t, at + len(prompt)) for t, at in logprob_tokens(text)
+            ]
+            if not body.get("echo"):
+                tokens = [(t, at - len(prompt)) for t, at in tokens if at >= len(prompt)]
+            values = [self.token_logprob(i, t) for i, (t, _) in enumerate(tokens)]
+            if body.get("echo") and tokens:
+                values[0] = None  # nothing precedes the first prompt token
+            fields["logprobs"] = {
+                "tokens": [t for t, _ in tokens],
+                "token_logprobs": values,
+                "top_logprobs": [
+                    None if v is None else {t: v} for (t, _), v in zip(tokens, values, strict=True)
+                ],
+                "text_offset": [at for _, at in tokens],
+            }
+            assert "".join(t for t, _ in tokens) == shown
+        if self.prompt_logprobs == "prompt_logprobs" and body.get("prompt_logprobs") is not None:
+            entries: list[dict | None] = [None]
+            for i, (token, _) in enumerate(logprob_tokens(prompt)[1:], start=1):
+                value = self.token_logprob(i, token)
+                entries.append(
+                    {str(token_id(token)): {"logprob": value, "rank": 1, "decoded_token": token}}
+                )
+            fields["prompt_logprobs"] = entries
+        return fields
 
 
 def counting_responder() -> Responder:

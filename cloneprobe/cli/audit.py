@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from .options import (
+    audit_signal_options,
     config_option,
     detection_settings,
     detector_options,
@@ -13,6 +14,7 @@ from .options import (
     generation_options,
     generation_settings,
     report_options,
+    signal_settings,
 )
 
 
@@ -22,6 +24,7 @@ from .options import (
 @detector_options
 @report_options
 @execution_options
+@audit_signal_options
 def audit_command(**options) -> None:
     """Plan, generate (resuming what the store has), detect clones of the canonical
     solutions, aggregate and report.
@@ -34,14 +37,22 @@ def audit_command(**options) -> None:
       cloneprobe audit --model openai:gpt-3.5-turbo-instruct -n 20 --temperature 0.2 \\
           --temperature 0.8 --profile nicad --report report/
       cloneprobe audit --config audit.toml
+      cloneprobe audit --model hf:./my-model --signals --json
     """
     from ..benchmarks import load_benchmark
     from ..generation import SampleStore
     from ..pipeline import detect_and_report, generate, generated_samples
-    from .console import BarReporter, emit_report, error_console, generation_table
+    from .console import (
+        BarReporter,
+        emit_report,
+        error_console,
+        generation_table,
+        output_console,
+    )
 
     settings = generation_settings(options)
     detection = detection_settings(options)
+    signals = signal_settings(options)
     reporter = BarReporter(error_console())
     generated = generate(settings, reporter)
     error_console().print(generation_table(generated.summaries))
@@ -51,4 +62,14 @@ def audit_command(**options) -> None:
         report = detect_and_report(
             store, benchmark, detection, samples, reporter, execution_settings(options)
         )
+        if signals is not None:
+            from ..benchmarks import load_prompt_sets
+            from ..signal_report import attach_signals
+
+            prompt_sets = load_prompt_sets(settings.prompts, benchmark)
+            attach_signals(report, store, benchmark, samples, prompt_sets, signals, reporter)
     emit_report(report, options)
+    if signals is not None and not options.get("as_json"):
+        from ..reports.signals_text import print_signal_groups
+
+        print_signal_groups(report, output_console())

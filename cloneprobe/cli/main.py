@@ -14,6 +14,7 @@ import click
 from ..benchmarks.errors import BenchmarkError
 from ..clones.errors import CloneDetectorError
 from ..generation.errors import GenerationError
+from ..signals.base import SignalError
 from .audit import audit_command
 from .clones import clones_command
 from .detect import detect_command
@@ -23,8 +24,9 @@ from .generate import generate_command
 from .imports import import_command
 from .prompts import prompts_command
 from .report import report_command
+from .signals import signals_command
 
-USER_ERRORS = (CloneDetectorError, BenchmarkError, GenerationError)
+USER_ERRORS = (CloneDetectorError, BenchmarkError, GenerationError, SignalError)
 """Exceptions whose message a user can act on: printed as one red line, exit code 2."""
 
 
@@ -78,7 +80,7 @@ def main(ctx: click.Context, debug: bool) -> None:
 
 for _command in (clones_command, prompts_command, generate_command, import_command,
                  export_command, audit_command, detect_command, report_command,
-                 execute_command):  # fmt: skip
+                 execute_command, signals_command):  # fmt: skip
     main.add_command(_command)
 
 if __name__ == "__main__":  # pragma: no cover

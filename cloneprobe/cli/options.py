@@ -34,7 +34,8 @@ def apply(options: list[Callable]) -> Callable:
 
 CONFIG_ALIASES = {"model": "models", "temperature": "temperatures", "prompts": "prompts_spec",
                   "benchmark": "benchmark_spec", "store": "store_path", "report": "report_dir",
-                  "type": "type_name", "stop": "stops", "json": "as_json"}  # fmt: skip
+                  "type": "type_name", "stop": "stops", "json": "as_json",
+                  "signals": "signal_names"}  # fmt: skip
 """Config keys named as the flags are, mapped to the option's parameter name."""
 
 
@@ -308,4 +309,51 @@ def sample_source(options: dict):
         temperature=options["temperature"],
         prompt_set=options["prompt_set"],
         benchmark=options["benchmark_spec"],
+    )
+
+
+# --- memorization signals --------------------------------------------------------------------
+
+_reference_option = click.option(
+    "--reference-model", metavar="SPEC",
+    help="Report likelihood signals also relative to this model (hf:<path>, embedded, "
+    "openai:<model>): the same texts scored by a model not suspected of memorizing them.",
+)  # fmt: skip
+audit_signal_options = apply([
+    click.option("--signals", "signal_names", is_flag=False, flag_value="all", default=None,
+                 metavar="[NAMES]",
+                 help="Also compute memorization signals per task: bare for every signal "
+                 "(perplexity, zlib, min_k, min_k_plus_plus, cdd, surface), or a comma list."),
+    _reference_option,
+])  # fmt: skip
+"""--signals [NAMES] and --reference-model, for `audit`."""
+signal_command_options = apply([
+    click.option("--signals", "signal_names", default="all", show_default=True,
+                 metavar="NAMES", help="Comma-separated signals, or all: perplexity, zlib, "
+                 "min_k, min_k_plus_plus, cdd, surface."),
+    _reference_option,
+    click.option("--base-url", envvar="OPENAI_BASE_URL",
+                 help="OpenAI-compatible server that scores openai:<model> samples."),
+    click.option("--batch-size", "score_batch_size", type=click.IntRange(min=1), default=4,
+                 show_default=True, help="Texts per forward pass when a local model scores."),
+])  # fmt: skip
+"""What `cloneprobe signals` computes, and where log-probs come from."""
+
+
+def signal_settings(options: dict):
+    """The signal settings, or None when no signal is asked for."""
+    from ..settings import SignalSettings
+    from ..signals.registry import parse_signal_names
+
+    spec = options.get("signal_names")
+    if spec is None:
+        if options.get("reference_model"):
+            raise GenerationError("--reference-model compares likelihood signals: add --signals")
+        return None
+    return SignalSettings(
+        names=parse_signal_names(spec),
+        reference_model=options.get("reference_model"),
+        base_url=options.get("base_url"),
+        batch_size=options.get("score_batch_size") or 4,
+        timeout=options.get("timeout") or 120.0,
     )

@@ -1,0 +1,49 @@
+"""`cloneprobe signals`: memorization signals per task on stored samples."""
+
+from __future__ import annotations
+
+import click
+
+from .options import (
+    detection_settings,
+    detector_options,
+    report_options,
+    sample_source,
+    sample_source_options,
+    signal_command_options,
+    signal_settings,
+)
+
+
+@click.command("signals")
+@sample_source_options
+@signal_command_options
+@detector_options
+@report_options
+def signals_command(**options) -> None:
+    """Memorization signals per task on stored samples (or sample files), beside each task's
+    clone evidence: likelihood of the canonical solution (perplexity, zlib, Min-K%,
+    Min-K%++; local models, or servers that return prompt log-probs), CDD peakedness and
+    surface similarity (from samples alone).
+
+    Scores are stored next to the samples, so a re-run computes only what is missing.
+
+    \b
+      cloneprobe signals                                  # the default store, every signal
+      cloneprobe signals runs.sqlite --signals min_k,cdd --json
+      cloneprobe signals --reference-model hf:./base-model
+    """
+    from ..signal_report import signals_on_source
+    from .console import BarReporter, emit_report, error_console, output_console
+
+    signals = signal_settings(options)  # names checked before anything is opened
+    report = signals_on_source(
+        sample_source(options), detection_settings(options), signals, BarReporter(error_console())
+    )
+    if options.get("as_json") or options.get("report_dir"):
+        emit_report(report, options)
+    if not options.get("as_json"):
+        from ..reports.signals_text import print_signal_groups, print_signal_tasks
+
+        print_signal_tasks(report, output_console())
+        print_signal_groups(report, output_console())

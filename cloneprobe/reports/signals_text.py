@@ -1,0 +1,61 @@
+"""The signals of a report as rich terminal tables: per group, and per task."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+SHORT = {"perplexity": "ppl", "zlib": "zlib", "min_k": "min-k%", "min_k_plus_plus": "min-k%++",
+         "cdd": "cdd", "surface": "surface"}  # fmt: skip
+
+
+def _number(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:.3g}" if abs(value) < 1000 else f"{value:.0f}"
+
+
+def print_signal_groups(report: dict, console: Console) -> None:
+    """Per model x temperature x prompt set: each signal's median over tasks (n/a: why)."""
+    section = report.get("signals")
+    if not section:
+        return
+    names = section["names"]
+    table = Table(title="Memorization signals, median over tasks "
+                  "(ppl: lower is more memorized; the others: higher)",
+                  title_justify="left")  # fmt: skip
+    for column in ("model", "T", "prompts", "tasks", *(SHORT.get(n, n) for n in names)):
+        table.add_column(column, justify="left" if column in ("model", "prompts") else "right")
+    reasons: dict[str, str] = {}
+    for group in section["groups"]:
+        cells = []
+        for name in names:
+            summary = group["signals"].get(name, {})
+            cells.append(_number(summary.get("median")))
+            if summary.get("reason"):
+                reasons.setdefault(name, summary["reason"])
+        tasks = max((s.get("tasks", 0) for s in group["signals"].values()), default=0)
+        table.add_row(group["model"], f"{group['temperature']:g}", group["prompt_set"],
+                      str(tasks), *cells)  # fmt: skip
+    console.print(table)
+    for name, reason in reasons.items():
+        console.print(f"[dim]{name} n/a: {reason}[/dim]", highlight=False, soft_wrap=True)
+
+
+def print_signal_tasks(report: dict, console: Console) -> None:
+    """One row per task: its best clone type and every signal's score."""
+    section = report.get("signals")
+    if not section:
+        return
+    names = section["names"]
+    table = Table(title="Per task: clone evidence and signals", title_justify="left")
+    for column in ("model", "T", "prompts", "task", "clone", *(SHORT.get(n, n) for n in names)):
+        table.add_column(column, justify="left" if column in ("model", "prompts", "task")
+                         else "right")  # fmt: skip
+    for entry in report.get("tasks", []):
+        clones = entry.get("clones") or {}
+        best = clones.get("best_type")
+        cells = [_number(entry["signals"][n]["value"]) for n in names]
+        table.add_row(entry["model"], f"{entry['temperature']:g}", entry["prompt_set"],
+                      entry["task_id"], f"Type-{best}" if best else "-", *cells)  # fmt: skip
+    console.print(table)
