@@ -129,7 +129,7 @@ def main() -> None:
         )  # fmt: skip
         for task in tasks
     ]
-    prompt_lengths = [len(backend._prompt_ids(r)) for r in requests]
+    prompt_lengths = [len(backend.prompt_token_ids(r)) for r in requests]
     context = int(statistics.mean(prompt_lengths)) + args.max_new_tokens // 4
 
     rounds = []

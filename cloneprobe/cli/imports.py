@@ -13,8 +13,12 @@ from ..generation.store import DEFAULT_STORE
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--model", help="Model name, when the file does not say.")
 @click.option("--temperature", type=float, help="Temperature, when the file does not say.")
-@click.option("--prompt-set", default="original", show_default=True,
-              help="Prompt set the samples answer, when the file does not say.")
+@click.option(
+    "--prompt-set",
+    default="original",
+    show_default=True,
+    help="Prompt set the samples answer, when the file does not say.",
+)
 @click.option("--benchmark", "benchmark_spec", default="humaneval", show_default=True)
 @click.option("--store", "store_path", type=click.Path(path_type=Path), default=DEFAULT_STORE,
               show_default=True)  # fmt: skip

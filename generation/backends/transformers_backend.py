@@ -61,6 +61,23 @@ class TransformersBackend(Backend):
                 f"hf:{model}: cannot load a model from it ({error}); give a local folder with "
                 "config and weights, or the id of a model already in the Hugging Face cache"
             ) from error
+        self._setup()
+
+    @classmethod
+    def from_loaded(
+        cls, model, tokenizer, name: str, batch_size: int = 16, label: str = "hf"
+    ) -> TransformersBackend:
+        """A backend around a model already in memory (e.g. one just fine-tuned)."""
+        if batch_size < 1:
+            raise GenerationError(f"batch size {batch_size}: must be at least 1")
+        backend = cls.__new__(cls)
+        backend.model_name, backend.gguf_file = name, None
+        backend.batch_size, backend.label = batch_size, label
+        backend.model, backend.tokenizer = model, tokenizer
+        backend._setup()
+        return backend
+
+    def _setup(self) -> None:
         self.model.eval()
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token is None:
@@ -102,7 +119,7 @@ class TransformersBackend(Backend):
     def _generate_group(self, requests: list[GenerationRequest], on_result: OnResult) -> None:
         """Requests sharing sampling settings: their sequences are batched together, prompts
         of similar length in one batch so that little of a batch is padding."""
-        prompt_ids = {id(r): self._prompt_ids(r) for r in requests}
+        prompt_ids = {id(r): self.prompt_token_ids(r) for r in requests}
         by_length = sorted(requests, key=lambda r: len(prompt_ids[id(r)]))
         sequences = [(r, k) for r in by_length for k in range(r.n)]
         outputs: dict[int, list[tuple[str, str, int, int]]] = {id(r): [] for r in requests}
@@ -118,7 +135,8 @@ class TransformersBackend(Backend):
                 if len(outputs[id(request)]) == request.n:
                     on_result(self._result(request, outputs[id(request)], started[id(request)]))
 
-    def _prompt_ids(self, request: GenerationRequest) -> tuple[int, ...]:
+    def prompt_token_ids(self, request: GenerationRequest) -> tuple[int, ...]:
+        """The token ids the model reads for the request's prompt (chat-rendered in chat)."""
         rendered = self.render_prompt(request)
         return tuple(self.tokenizer(rendered, add_special_tokens=True)["input_ids"])
 
