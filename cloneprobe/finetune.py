@@ -22,11 +22,13 @@ from dataclasses import dataclass
 
 import torch
 
+from .generation.errors import GenerationError
+
 log = logging.getLogger(__name__)
 
 
-class FineTuneError(ValueError):
-    """The model cannot be fine-tuned this way (its layout, or the settings)."""
+class FineTuneError(GenerationError):
+    """The model cannot be fine-tuned this way (its layout, or the settings); a user error."""
 
 
 @dataclass(frozen=True)

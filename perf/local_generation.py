@@ -124,9 +124,16 @@ def main() -> None:
     tasks = load_humaneval().tasks[: args.tasks]
     requests = [
         GenerationRequest(
-            key=task.task_id, prompt=chat_message(task.prompt), n=args.n, temperature=0.8,
-            top_p=0.95, max_new_tokens=args.max_new_tokens, stop=(), mode="chat", seed=1,
-        )  # fmt: skip
+            key=task.task_id,
+            prompt=chat_message(task.prompt),
+            n=args.n,
+            temperature=0.8,
+            top_p=0.95,
+            max_new_tokens=args.max_new_tokens,
+            stop=(),
+            mode="chat",
+            seed=1,
+        )
         for task in tasks
     ]
     prompt_lengths = [len(backend.prompt_token_ids(r)) for r in requests]
@@ -142,7 +149,11 @@ def main() -> None:
             began = time.perf_counter()
             tokens = run(backend, requests)
             seconds = time.perf_counter() - began
-            measured[name] = {"tokens": tokens, "seconds": seconds, "tokens_per_s": tokens / seconds}
+            measured[name] = {
+                "tokens": tokens,
+                "seconds": seconds,
+                "tokens_per_s": tokens / seconds,
+            }
         measured["bound"] = {"tokens_per_s": forward_bound(backend, args.batch_size, context)}
         rounds.append(measured)
         if not args.json:
@@ -158,10 +169,14 @@ def main() -> None:
 
     summary = {
         "workload": {
-            "tasks": len(tasks), "n": args.n, "max_new_tokens": args.max_new_tokens,
-            "batch_size": args.batch_size, "threads": torch.get_num_threads(),
-            "mean_prompt_tokens": statistics.mean(prompt_lengths), "bound_context": context,
-        },  # fmt: skip
+            "tasks": len(tasks),
+            "n": args.n,
+            "max_new_tokens": args.max_new_tokens,
+            "batch_size": args.batch_size,
+            "threads": torch.get_num_threads(),
+            "mean_prompt_tokens": statistics.mean(prompt_lengths),
+            "bound_context": context,
+        },
         "rounds": rounds,
         "now_over_before": ratio("now", "before"),
         "now_over_bound": ratio("now", "bound"),

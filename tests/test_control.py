@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 import torch
+from click.testing import CliRunner
 from test_transformers_backend import CHAT_TEMPLATE, HUMANEVAL, save, tiny_llama, train_tokenizer
 
+from cloneprobe.cli.main import main
 from cloneprobe.control import ControlSettings, answer_text, run_control, split_tasks
 from cloneprobe.finetune import (
     FineTuneError,
@@ -77,14 +79,17 @@ def test_the_top_layers_on_cached_states_give_the_models_own_logits(chat_model):
         cache_hidden_states(model, [text], FineTuneSettings(top_layers=3))
 
 
-def test_the_control_runs_end_to_end_and_the_heavy_dose_is_caught(chat_model, tmp_path):
-    settings = ControlSettings(
-        model=chat_model, limit=8, seed=1, n=2, max_new_tokens=6, batch_size=8,
-        doses=(("light", 1), ("heavy", 12)),
-        finetune=FineTuneSettings(top_layers=2, learning_rate=3e-3),
-        resamples=100, output=tmp_path / "control",
+def test_the_control_command_runs_end_to_end_and_the_heavy_dose_is_caught(chat_model, tmp_path):
+    output = tmp_path / "control"
+    result = CliRunner().invoke(
+        main,
+        ["control", "--model", chat_model, "--limit", "8", "--seed", "1", "-n", "2",
+         "--max-new-tokens", "6", "--batch-size", "8", "--dose", "light=1", "--dose", "heavy=12",
+         "--top-layers", "2", "--learning-rate", "3e-3", "--bootstrap", "100",
+         "--output", str(output), "--json"],
     )  # fmt: skip
-    report = run_control(settings, SilentReporter())
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
     contaminated, held_out = report["split"]["contaminated"], report["split"]["held_out"]
     assert len(contaminated) == len(held_out) == 4
     assert report["settings"]["mode"] == "chat"
@@ -99,10 +104,21 @@ def test_the_control_runs_end_to_end_and_the_heavy_dose_is_caught(chat_model, tm
             assert 0 <= scores[name]["ci_low"] <= scores[name]["auroc"] <= scores[name]["ci_high"]
     # the known answer: twelve epochs on the contaminated half make its canonicals likelier
     assert report["models"]["heavy"]["perplexity"]["auroc"] == 1.0
-    written = json.loads((tmp_path / "control" / "control.json").read_text())
+    written = json.loads((output / "control.json").read_text())
     assert written["split"] == report["split"]
-    page = (tmp_path / "control" / "control.html").read_text()
+    page = (output / "control.html").read_text()
     assert page.count("<svg") == 3 and "perplexity" in page
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [(["--dose", "heavy=0"], "--dose 'heavy=0'"), (["--dose", "base=2"], "--dose 'base=2'"),
+     (["--model", "openai:gpt-4o"], "openai:gpt-4o")],
+)  # fmt: skip
+def test_a_bad_control_option_gets_one_line_and_exit_2(arguments, named, tmp_path):
+    result = CliRunner().invoke(main, ["control", "--output", str(tmp_path), *arguments])
+    assert result.exit_code == 2
+    assert named in result.output and "Traceback" not in result.output
 
 
 @pytest.mark.slow
