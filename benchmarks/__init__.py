@@ -13,6 +13,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
     submod_attrs={
         "canonical": ["canonical_source", "nicad_min_lines"],
         "edits": ["ISSUE_KINDS", "PromptEdit"],
+        "entry_points": ["alias_original_name", "prompt_entry_point", "rename_identifier"],
         "errors": ["BenchmarkError"],
         "prompts": ["Prompt", "PromptSet", "export_jsonl", "load_prompt_set", "load_prompt_sets"],
         "selection": ["id_prefix", "resolve_task_id", "select_tasks"],

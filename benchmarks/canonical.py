@@ -1,6 +1,7 @@
 """The canonical fragment of a task, built as the reference study built its System 1 files:
-the entry point's signature from the prompt plus the canonical body, docstring and comments
-removed."""
+the entry point's signature from the prompt, any code the prompt's function holds besides its
+docstring (HumanEval/115's `import math`), plus the canonical body; the docstring, wherever it
+stands, and comments removed."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import ast
 import io
 import tokenize
 
+from .entry_points import rename_identifier
 from .tasks import Task
 
 NICAD_FLOOR = 5
@@ -27,37 +29,60 @@ def strip_comments(code: str) -> str:
     return "".join(f"{line.rstrip()}\n" for line in lines if line.strip())
 
 
-def signature(task: Task) -> str:
-    """The entry point's `def` header from the prompt (decorators and docstring left out)."""
+def _entry_function(task: Task) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     try:
         tree = ast.parse(task.prompt)
     except SyntaxError:
-        tree = None
+        return None
     functions = [
         node
-        for node in (tree.body if tree else [])
+        for node in tree.body
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         and node.name == task.entry_point
     ]
-    if not functions:
+    return functions[-1] if functions else None
+
+
+def _is_docstring(statement: ast.stmt) -> bool:
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and isinstance(statement.value.value, str)
+    )
+
+
+def signature(task: Task) -> str:
+    """The entry point's `def` header from the prompt plus any code the prompt's function
+    holds besides its docstring (HumanEval/115 puts `import math` before the docstring);
+    decorators and the docstring, wherever it stands, left out."""
+    function = _entry_function(task)
+    if function is None:
         marker = f"def {task.entry_point}"
         start = task.prompt.rfind(marker)
         return task.prompt[start:] if start >= 0 else task.prompt
-    function = functions[-1]
-    first = function.body[0]
     lines = task.prompt.splitlines(keepends=True)
+    first = function.body[0]
     header = "".join(lines[function.lineno - 1 : first.lineno - 1])
     if first.lineno == function.lineno or not header:  # `def f(x): """doc"""` on one line
-        line = lines[function.lineno - 1]
-        header = line[: first.col_offset]
-    return header
+        return lines[function.lineno - 1][: first.col_offset] + "\n"
+    docstring = next((s for s in function.body if _is_docstring(s)), None)
+    code = "".join(
+        "".join(lines[statement.lineno - 1 : (statement.end_lineno or statement.lineno)])
+        for statement in function.body
+        if statement is not docstring
+    )
+    return header + code
 
 
-def canonical_source(task: Task) -> str:
-    """Source of the canonical fragment compared with each sample."""
+def canonical_source(task: Task, entry_point: str | None = None) -> str:
+    """Source of the canonical fragment compared with each sample; under `entry_point` when a
+    prompt variant renames the function (its recursive calls renamed too)."""
     if task.language != "python":
         return task.prompt + task.canonical_solution
-    return strip_comments(signature(task) + task.canonical_solution)
+    source = strip_comments(signature(task) + task.canonical_solution)
+    if entry_point and entry_point != task.entry_point:
+        source = rename_identifier(source, task.entry_point, entry_point)
+    return source
 
 
 def nicad_min_lines(task: Task) -> int:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from .entry_points import prompt_entry_point
 from .errors import BenchmarkError
 from .selection import id_prefix
 from .tasks import Benchmark, Task, _jsonl_records
@@ -31,6 +32,12 @@ class Prompt:
     task_id: str
     variant: str
     text: str
+    entry_point: str | None = None
+    """The function this prompt asks for when it renames the task's entry point (the study's
+    `_P6` files); None: the task's own."""
+
+    def entry_point_of(self, task: Task) -> str:
+        return self.entry_point or task.entry_point
 
 
 @dataclass(frozen=True)
@@ -79,7 +86,7 @@ def load_prompt_set(spec: str, benchmark: Benchmark) -> PromptSet:
         return _load_prompt_jsonl(path, benchmark)
     raise BenchmarkError(
         f"prompt set {spec!r}: not a built-in set ({', '.join(BUILT_IN)}) "
-        "and no such file or folder"
+        "and no such file or folder; give a built-in set or the path of a prompts folder or JSONL"
     )
 
 
@@ -91,27 +98,21 @@ def load_prompt_sets(specs: str, benchmark: Benchmark) -> list[PromptSet]:
     return [load_prompt_set(name, benchmark) for name in names]
 
 
-def _check_prompt(text: str, task: Task, where: str) -> None:
-    """The prompt must parse (Python) and define the task's entry point."""
+def _check_prompt(text: str, task: Task, where: str) -> str | None:
+    """The prompt must parse (Python) and define the task's entry point, or one function that
+    renames it; returns the new name (None: not renamed)."""
     if task.language != "python":
         if f"{task.entry_point}(" not in text:
             raise BenchmarkError(f"{where}: does not define the entry point {task.entry_point}")
-        return
+        return None
     try:
-        tree = ast.parse(text)
+        ast.parse(text)
     except SyntaxError as error:
         raise BenchmarkError(
             f"{where}: does not parse as Python (line {error.lineno}: {error.msg})"
         ) from error
-    names = {
-        node.name
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-    }
-    if task.entry_point not in names:
-        raise BenchmarkError(
-            f"{where}: does not define the entry point {task.entry_point}() of {task.task_id}"
-        )
+    entry_point = prompt_entry_point(text, task, where)
+    return None if entry_point == task.entry_point else entry_point
 
 
 def _task_for_index(index: int, benchmark: Benchmark, where: Path) -> Task:
@@ -135,11 +136,12 @@ def _load_study_folder(path: Path, benchmark: Benchmark) -> PromptSet:
         task = _task_for_index(int(match.group(1)), benchmark, file)
         variant = match.group(2) or "original"
         try:
-            text = file.read_text(encoding="utf-8")
+            # a byte-order mark or Windows line ends (files edited by hand) are not the prompt's
+            text = file.read_text(encoding="utf-8-sig").replace("\r\n", "\n")
         except (OSError, UnicodeDecodeError) as error:
             raise BenchmarkError(f"{file}: cannot read as UTF-8 text ({error})") from error
-        _check_prompt(text, task, str(file))
-        prompts.append(Prompt(task.task_id, variant, text))
+        renamed = _check_prompt(text, task, str(file))
+        prompts.append(Prompt(task.task_id, variant, text, renamed))
     if skipped:
         log.warning(
             "%s: skipped %d file(s) not named <index>.py, <index>_all.py or <index>_P<k>.py: %s",
@@ -178,8 +180,8 @@ def _load_prompt_jsonl(path: Path, benchmark: Benchmark) -> PromptSet:
         if (task_id, variant) in seen:
             raise BenchmarkError(f"{where}: a second prompt for {task_id} variant {variant!r}")
         seen.add((task_id, variant))
-        _check_prompt(text, task, where)
-        prompts.append(Prompt(task_id, str(variant), text))
+        renamed = _check_prompt(text, task, where)
+        prompts.append(Prompt(task_id, str(variant), text, renamed))
     if not prompts:
         raise BenchmarkError(f"{path}: no prompts in the file")
     return PromptSet(path.stem, str(path), tuple(prompts))

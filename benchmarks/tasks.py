@@ -79,11 +79,16 @@ def load_benchmark_jsonl(path: Path) -> Benchmark:
                 f"{', '.join(REQUIRED)} (and may have test, language)"
             )
         language = record.get("language", "python")
-        if language not in LANGUAGES:
+        if not isinstance(language, str) or language not in LANGUAGES:
             known = ", ".join(LANGUAGES)
             raise BenchmarkError(f"{where}: language {language!r} is not supported; use {known}")
+        if not isinstance(record.get("test", ""), (str, type(None))):
+            raise BenchmarkError(f"{where}: `test` must be a string of test code")
         if record["task_id"] in seen:
-            raise BenchmarkError(f"{where}: task_id {record['task_id']!r} appears twice")
+            raise BenchmarkError(
+                f"{where}: task_id {record['task_id']!r} appears twice; give each task its own id"
+            )
+        check_entry_point(record["prompt"], record["entry_point"], language, where)
         seen.add(record["task_id"])
         tasks.append(
             Task(
@@ -96,17 +101,37 @@ def load_benchmark_jsonl(path: Path) -> Benchmark:
             )
         )
     if not tasks:
-        raise BenchmarkError(f"{path}: no tasks in the file")
+        raise BenchmarkError(
+            f"{path}: no tasks in the file; give JSONL with one task per line "
+            f"({', '.join(REQUIRED)})"
+        )
     return Benchmark(path.stem, tuple(tasks))
+
+
+def check_entry_point(prompt: str, entry_point: str, language: str, where: str) -> None:
+    """The prompt must declare the function a model is to write (samples are matched to the
+    canonical by it)."""
+    import re
+
+    name = re.escape(entry_point.strip())
+    pattern = rf"\bdef\s+{name}\s*\(" if language == "python" else rf"\b{name}\s*\("
+    if not entry_point.strip() or not re.search(pattern, prompt):
+        raise BenchmarkError(
+            f"{where}: entry_point {entry_point!r} is not declared in the task's prompt; the "
+            "prompt must hold its signature (e.g. `def {0}(...):`)".format(entry_point)
+        )
 
 
 def _jsonl_records(path: Path) -> Iterator[tuple[int, dict]]:
     try:
         text = path.read_text(encoding="utf-8-sig")
     except OSError as error:
-        raise BenchmarkError(f"{path}: cannot read ({error.strerror})") from error
+        raise BenchmarkError(f"{path}: cannot read ({error.strerror}); check the path") from None
     except UnicodeDecodeError as error:
-        raise BenchmarkError(f"{path}: not UTF-8 text ({error.reason})") from error
+        raise BenchmarkError(
+            f"{path}: not UTF-8 text ({error.reason} at byte {error.start}); save the "
+            "benchmark as UTF-8 JSONL"
+        ) from None
     return parse_jsonl(text, str(path))
 
 
@@ -118,9 +143,15 @@ def parse_jsonl(text: str, source: str) -> Iterator[tuple[int, dict]]:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as error:
-            raise BenchmarkError(f"{source}:{number}: not valid JSON ({error.msg})") from error
+            raise BenchmarkError(
+                f"{source}:{number}: not valid JSON ({error.msg}; the line may be truncated); "
+                "each line must be one complete JSON object"
+            ) from None
         if not isinstance(record, dict):
-            raise BenchmarkError(f"{source}:{number}: each line must be a JSON object")
+            raise BenchmarkError(
+                f"{source}:{number}: a {type(record).__name__}, not a JSON object; each line "
+                "must be one JSON object"
+            )
         yield number, record
 
 
@@ -130,5 +161,8 @@ def load_benchmark(spec: str | None = None) -> Benchmark:
         return load_humaneval()
     path = Path(spec)
     if not path.is_file():
-        raise BenchmarkError(f"benchmark {spec!r}: not 'humaneval' and no such file")
+        raise BenchmarkError(
+            f"benchmark {spec!r}: not 'humaneval' and no such file; give humaneval or the path "
+            "of a benchmark JSONL"
+        )
     return load_benchmark_jsonl(path)

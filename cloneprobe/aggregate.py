@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from .clones import RANKS, rank_of
@@ -21,58 +20,64 @@ def prompt_label(prompt_set: str, variant: str) -> str:
     return prompt_set if variant == prompt_set else f"{prompt_set}:{variant}"
 
 
-@dataclass(frozen=True)
-class Judged:
-    """One sample with its verdict."""
-
-    sample: StoredSample
-    verdict: Verdict
-
-    @property
-    def rank(self) -> int | None:
-        return rank_of(self.verdict.clone_type)
-
-
 @dataclass
 class Group:
+    """One model x settings x temperature x prompt set and variant, aggregated as samples
+    arrive: only per-task state is kept (the best clone type, pass counts), never the samples,
+    so memory does not grow with the number of samples per task."""
+
     model: str
     temperature: float
     prompt_set: str
     variant: str
     settings_key: str
-    samples: list[Judged] = field(default_factory=list)
     model_label: str = ""
     """The model, with its settings key when the report holds several settings for it."""
+    best: dict[str, int | None] = field(default_factory=dict)
+    """Most specific clone type per task (None: no sample of the task is a clone)."""
+    sample_ranks: Counter = field(default_factory=Counter)
+    """How many samples have each most specific clone type (None: none)."""
+    trivial_tasks: set[str] = field(default_factory=set)
+    runs: dict[str, list[int]] = field(default_factory=dict)
+    """Per executed task: [samples executed, samples passed]."""
 
     @property
     def label(self) -> str:
         return prompt_label(self.prompt_set, self.variant)
 
+    @property
+    def samples(self) -> int:
+        return sum(self.sample_ranks.values())
+
+    def add(self, sample: StoredSample, verdict: Verdict, execution=None) -> None:
+        rank = rank_of(verdict.clone_type)
+        task = sample.task_id
+        current = self.best.get(task)
+        if current is None or (rank is not None and rank < current):
+            self.best[task] = rank
+        self.sample_ranks[rank] += 1
+        if verdict.trivial_type:
+            self.trivial_tasks.add(task)
+        if execution is not None:
+            counts = self.runs.setdefault(task, [0, 0])
+            counts[0] += 1
+            counts[1] += int(execution.passed)
+
     def task_ranks(self) -> dict[str, int | None]:
-        """Most specific clone type per task (None: no sample of the task is a clone)."""
-        best: dict[str, int | None] = {}
-        for judged in self.samples:
-            task = judged.sample.task_id
-            current, new = best.get(task), judged.rank
-            best[task] = new if current is None else (current if new is None else min(current, new))
-        return best
+        return dict(self.best)
 
-    def correctness(self, executions: dict) -> dict | None:
+    def correctness(self) -> dict | None:
         """pass@k figures of the group's executed samples (None when none was executed)."""
-        runs: dict[str, list[bool]] = {}
-        for judged in self.samples:
-            result = executions.get(judged.sample.id)
-            if result is not None:
-                runs.setdefault(judged.sample.task_id, []).append(result.passed)
-        return correctness_summary(runs, self.task_ranks()) if runs else None
+        if not self.runs:
+            return None
+        runs = {task: [True] * c + [False] * (n - c) for task, (n, c) in self.runs.items()}
+        return correctness_summary(runs, self.task_ranks())
 
-    def summary(self, executions: dict | None = None) -> dict:
+    def summary(self) -> dict:
         ranks = self.task_ranks()
-        tasks, samples = len(ranks), len(self.samples)
-        sample_ranks = [j.rank for j in self.samples]
-        trivial_tasks = {j.sample.task_id for j in self.samples if j.verdict.trivial_type} - {
-            task for task, r in ranks.items() if r is not None
-        }
+        tasks, samples = len(ranks), self.samples
+        trivial_tasks = self.trivial_tasks - {task for task, r in ranks.items() if r is not None}
+        sample_cumulative = _by_type(self.sample_ranks, cumulative=True)
         return {
             "model": self.model,
             "label": self.model_label or self.model,
@@ -82,50 +87,57 @@ class Group:
             "variant": self.variant,
             "tasks": tasks,
             "samples": samples,
-            "tasks_with_clone": _by_type(ranks.values(), cumulative=True),
-            "tasks_with_clone_exclusive": _by_type(ranks.values(), cumulative=False),
-            "samples_with_clone": _by_type(sample_ranks, cumulative=True),
-            "samples_with_clone_exclusive": _by_type(sample_ranks, cumulative=False),
-            "task_rate": {t: _rate(n, tasks) for t, n in _by_type(ranks.values(), True).items()},
-            "sample_rate": {t: _rate(n, samples) for t, n in _by_type(sample_ranks, True).items()},
+            "tasks_with_clone": _by_type(Counter(ranks.values()), cumulative=True),
+            "tasks_with_clone_exclusive": _by_type(Counter(ranks.values()), cumulative=False),
+            "samples_with_clone": sample_cumulative,
+            "samples_with_clone_exclusive": _by_type(self.sample_ranks, cumulative=False),
+            "task_rate": {t: _rate(n, tasks) for t, n in
+                          _by_type(Counter(ranks.values()), True).items()},
+            "sample_rate": {t: _rate(n, samples) for t, n in sample_cumulative.items()},
             "tasks_trivial_only": len(trivial_tasks),
-            "correctness": self.correctness(executions) if executions else None,
+            "correctness": self.correctness(),
         }
 
 
-def _by_type(ranks: Iterable[int | None], cumulative: bool) -> dict[str, int]:
-    ranks = list(ranks)
+def _by_type(ranks: Counter, cumulative: bool) -> dict[str, int]:
     return {
-        t: sum(1 for r in ranks if r is not None and (r <= int(t) if cumulative else r == int(t)))
+        t: sum(count for r, count in ranks.items()
+               if r is not None and (r <= int(t) if cumulative else r == int(t)))
         for t in TYPES
-    }
+    }  # fmt: skip
 
 
 def _rate(count: int, total: int) -> float:
     return round(100.0 * count / total, 2) if total else 0.0
 
 
-def group_samples(samples: Iterable[StoredSample], verdicts: dict[int, Verdict]) -> list[Group]:
-    """Groups per model x sampling settings x temperature x prompt set and variant: samples
-    drawn with different settings are never pooled."""
-    groups: dict[tuple, Group] = {}
-    for sample in samples:
-        verdict = verdicts.get(sample.id)  # type: ignore[arg-type]
-        if verdict is None:
-            continue
+class Groups:
+    """The groups of a report, filled sample by sample: samples drawn with different settings
+    are never pooled."""
+
+    def __init__(self) -> None:
+        self.by_key: dict[tuple, Group] = {}
+
+    def add(self, sample: StoredSample, verdict: Verdict, execution=None) -> Group:
         key = (sample.model, sample.temperature, sample.prompt_set, sample.variant,
                sample.settings_key)  # fmt: skip
-        if key not in groups:
-            groups[key] = Group(*key)
-        groups[key].samples.append(Judged(sample, verdict))
-    keys_of: dict[str, set[str]] = defaultdict(set)
-    for group in groups.values():
-        keys_of[group.model].add(group.settings_key)
-    for group in groups.values():
-        several = len(keys_of[group.model]) > 1
-        group.model_label = f"{group.model} [{group.settings_key}]" if several else group.model
-    order = sorted(groups, key=lambda k: (k[0], k[4], k[1], k[2] != "original", k[2], k[3]))
-    return [groups[k] for k in order]
+        group = self.by_key.get(key)
+        if group is None:
+            group = self.by_key[key] = Group(*key)
+        group.add(sample, verdict, execution)
+        return group
+
+    def ordered(self) -> list[Group]:
+        keys_of: dict[str, set[str]] = defaultdict(set)
+        for group in self.by_key.values():
+            keys_of[group.model].add(group.settings_key)
+        for group in self.by_key.values():
+            several = len(keys_of[group.model]) > 1
+            group.model_label = f"{group.model} [{group.settings_key}]" if several else group.model
+        order = sorted(
+            self.by_key, key=lambda k: (k[0], k[4], k[1], k[2] != "original", k[2], k[3])
+        )
+        return [self.by_key[k] for k in order]
 
 
 def compare_prompt_sets(groups: list[Group], seed: int = 0) -> list[dict]:

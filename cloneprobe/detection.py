@@ -3,8 +3,10 @@
 Each sample's program is cut into fragments and compared with its task's canonical fragment
 (or, with cross-task detection, with every task's canonical). The verdict per sample is the
 most specific clone type found (trivial pairs kept apart), with the pairs as evidence. Verdicts
-live in a `detections` table next to the samples, keyed by the detector settings, so `detect`
-and `report` can run again without repeating work.
+live in a `detections` table next to the samples, keyed by the detector (name, version,
+profile and settings) and by a hash of everything else that decides them (the canonical source
+compared against, the sample's prompt set and program), so `detect` and `report` can run again
+without repeating work and never show a verdict reached on other inputs.
 """
 
 from __future__ import annotations
@@ -20,11 +22,14 @@ from .clones import (
     DetectorConfig,
     Fragment,
     FragmentExtractor,
+    Layout,
     SourceFile,
     compare_systems,
     get_language,
     rank_of,
 )
+from .clones.docstrings import blank_docstrings
+from .execution.inputs_cache import rows_with_current_inputs
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS detections (
@@ -34,9 +39,16 @@ CREATE TABLE IF NOT EXISTS detections (
     similarity INTEGER,
     trivial_type TEXT,
     pairs TEXT NOT NULL,
+    inputs_key TEXT,
     PRIMARY KEY (sample_id, detector_key)
 );
 """
+DETECTOR = "cloneprobe.clones"
+DETECTOR_VERSION = 2
+"""Raised whenever a change to the detector can change a verdict (old verdicts are then
+recomputed, not reused)."""
+MAX_PROGRAM_BYTES = 1_000_000
+"""Samples larger than this are not parsed (a 22 MB sample took 46 s and 3.4 GB)."""
 
 
 @dataclass(frozen=True)
@@ -55,15 +67,19 @@ class DetectionSettings:
     config: DetectorConfig
     cross_task: bool = False
     study_min_lines: bool = True
-    """With the nicad profile, use the study's per-task minimum size (half the canonical's
-    lines, never below 5) unless --min-lines is given."""
+    """With the nicad profile, use the study's settings: its per-task minimum size (half the
+    canonical's lines, never below 5) unless --min-lines is given, and samples with their
+    docstrings removed."""
 
     @property
     def key(self) -> str:
         payload = {
+            "detector": DETECTOR,
+            "version": DETECTOR_VERSION,
             **self.config.settings(),
             "cross_task": self.cross_task,
             "study_min_lines": self.uses_study_min_lines,
+            "study_samples": self.prepares_study_samples,
         }
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:12]
 
@@ -75,38 +91,76 @@ class DetectionSettings:
             and self.config.min_lines is None
         )
 
+    @property
+    def prepares_study_samples(self) -> bool:
+        """With the nicad profile, samples are judged as the study prepared them: docstrings
+        removed (NiCad's own grammar drops only a leading triple-double-quoted one)."""
+        return self.study_min_lines and self.config.profile.name == "nicad"
+
+    def sample_text(self, program: str, language: str = "python") -> str:
+        """The sample's text as the detector sees it (line numbers unchanged)."""
+        return blank_docstrings(program, language) if self.prepares_study_samples else program
+
     def describe(self) -> dict:
         settings = self.config.settings()
         if self.uses_study_min_lines:
             settings["min_lines"] = "per task: max(5, canonical lines // 2)"
+        if self.prepares_study_samples:
+            settings["samples"] = "docstrings removed, as the study prepared them"
         return {**settings, "cross_task": self.cross_task, "detector_key": self.key}
 
 
 class CanonicalFragments:
-    """Each task's canonical fragment, extracted once."""
+    """Each task's canonical fragment, extracted once per layout (the profile's)."""
 
     def __init__(self, benchmark: Benchmark) -> None:
         self.benchmark = benchmark
-        self.extractors: dict[str, FragmentExtractor] = {}
-        self.cache: dict[str, list[Fragment]] = {}
+        self.extractors: dict[tuple[str, Layout], FragmentExtractor] = {}
+        self.cache: dict[tuple[str, ...], list[Fragment]] = {}
+        self.hashes: dict[tuple[str, bool], str] = {}
 
-    def extractor(self, language: str) -> FragmentExtractor:
-        if language not in self.extractors:
-            self.extractors[language] = FragmentExtractor(get_language(language))
-        return self.extractors[language]
-
-    def of(self, task_id: str) -> list[Fragment]:
-        if task_id not in self.cache:
+    def content_hash(self, task_id: str, cross_task: bool = False) -> str:
+        """Hash of the canonical source(s) a sample of `task_id` is compared against (every
+        canonical of its language with cross-task detection); '-' for a task not in the
+        benchmark."""
+        key = (task_id, cross_task)
+        if key not in self.hashes:
             task = self.benchmark.get(task_id)
             if task is None:
-                self.cache[task_id] = []
+                self.hashes[key] = "-"
             else:
-                source = SourceFile(f"canonical/{task_id}", canonical_source(task))
-                fragments = self.extractor(task.language).extract(source)
-                self.cache[task_id] = [
-                    f for f in fragments if f.name == task.entry_point
-                ] or fragments
-        return self.cache[task_id]
+                targets = [t for t in self.benchmark if t.language == task.language] if (
+                    cross_task) else [task]  # fmt: skip
+                digest = hashlib.sha256()
+                for target in targets:
+                    for part in (target.task_id, target.language, canonical_source(target)):
+                        digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
+                self.hashes[key] = digest.hexdigest()[:24]
+        return self.hashes[key]
+
+    def extractor(self, language: str, layout: Layout = "statements") -> FragmentExtractor:
+        if (language, layout) not in self.extractors:
+            self.extractors[language, layout] = FragmentExtractor(get_language(language), layout)
+        return self.extractors[language, layout]
+
+    def of(
+        self, task_id: str, layout: Layout = "statements", entry_point: str | None = None
+    ) -> list[Fragment]:
+        """The task's canonical fragment; under `entry_point` when the sample's prompt renamed
+        the task's function (the study's _P6 prompts), so a verbatim copy stays Type-1."""
+        task = self.benchmark.get(task_id)
+        if task is not None and entry_point == task.entry_point:
+            entry_point = None
+        key = (task_id, layout) if entry_point is None else (task_id, layout, entry_point)
+        if key not in self.cache:
+            if task is None:
+                self.cache[key] = []
+            else:
+                source = SourceFile(f"canonical/{task_id}", canonical_source(task, entry_point))
+                fragments = self.extractor(task.language, layout).extract(source)
+                name = entry_point or task.entry_point
+                self.cache[key] = [f for f in fragments if f.name == name] or fragments
+        return self.cache[key]
 
 
 @dataclass(frozen=True)
@@ -114,6 +168,26 @@ class SampleProgram:
     sample_id: int
     task_id: str
     program: str
+    prompt_set: str = ""
+    entry_point: str | None = None
+    """The function the sample's prompt asked for (None: the task's own)."""
+
+
+def inputs_key(canonicals: CanonicalFragments, settings: DetectionSettings,
+               sample: SampleProgram) -> str:  # fmt: skip
+    """What decides a verdict besides the detector: the canonical compared against, the
+    sample's prompt set, the entry point its prompt asked for and its program (content
+    hashes)."""
+    digest = hashlib.sha256()
+    for part in (canonicals.content_hash(sample.task_id, settings.cross_task),
+                 sample.prompt_set, sample.entry_point or "", sample.program):  # fmt: skip
+        digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
+    return digest.hexdigest()[:24]
+
+
+def too_large(sample: SampleProgram, limit: int = MAX_PROGRAM_BYTES) -> bool:
+    text = sample.program
+    return len(text) > limit // 4 and len(text.encode("utf-8", "replace")) > limit
 
 
 def detect_task(
@@ -121,16 +195,20 @@ def detect_task(
     settings: DetectionSettings,
     task_id: str,
     samples: list[SampleProgram],
+    entry_point: str | None = None,
 ) -> list[Verdict]:
-    """Verdicts for one task's samples against its canonical (or every canonical)."""
+    """Verdicts for one task's samples against its canonical (or every canonical); the own
+    task's canonical under `entry_point` when the samples' prompt renamed it."""
     task = canonicals.benchmark.get(task_id)
     language = task.language if task else "python"
-    extractor = canonicals.extractor(language)
+    layout = settings.config.profile.layout
+    extractor = canonicals.extractor(language, layout)
     fragments_b: list[Fragment] = []
     for sample in samples:
-        fragments_b += extractor.extract(
-            SourceFile(f"sample/{sample.sample_id}", sample.program or "")
-        )
+        if too_large(sample):
+            continue  # refused before parsing; counted by the caller
+        text = settings.sample_text(sample.program or "", language)
+        fragments_b += extractor.extract(SourceFile(f"sample/{sample.sample_id}", text))
     targets = (
         [t.task_id for t in canonicals.benchmark if t.language == language]
         if settings.cross_task
@@ -142,7 +220,8 @@ def detect_task(
         target_task = canonicals.benchmark.get(target)
         if settings.uses_study_min_lines and target_task is not None:
             config = replace(config, min_lines=nicad_min_lines(target_task))
-        report = compare_systems(canonicals.of(target), fragments_b, config)
+        renamed = entry_point if target == task_id else None
+        report = compare_systems(canonicals.of(target, layout, renamed), fragments_b, config)
         for pair in report.pairs:
             sample_id = int(pair.b.file.split("/", 1)[1])
             pairs_by_sample[sample_id].append(
@@ -176,37 +255,67 @@ def _verdict(sample_id: int, pairs: list[dict]) -> Verdict:
 
 
 class DetectionStore:
-    """The `detections` table, in the same SQLite file as the samples."""
+    """The `detections` table, in the same SQLite file as the samples; with `read_only`,
+    verdicts are computed but not kept."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-        self.db.executescript(SCHEMA)
+    def __init__(self, db: sqlite3.Connection, read_only: bool = False) -> None:
+        self.db, self.read_only = db, read_only
+        columns = {row[1] for row in db.execute("PRAGMA table_info(detections)")}
+        self.usable = "inputs_key" in columns
+        if not read_only:
+            if columns and not self.usable:
+                # verdicts of an older store were keyed by the detector settings only: they
+                # cannot be told apart from verdicts on other canonicals, so they are redone
+                with db:
+                    db.execute("DROP TABLE detections")
+            db.executescript(SCHEMA)
+            self.usable = True
 
-    def done(self, detector_key: str) -> set[int]:
-        cursor = self.db.execute(
-            "SELECT sample_id FROM detections WHERE detector_key = ?", (detector_key,)
-        )
-        return {row[0] for row in cursor}
+    def matching(self, detector_key: str, keys: dict[int, str]) -> dict[int, Verdict]:
+        """Stored verdicts of these samples reached on these inputs (sample id -> key)."""
+        if not self.usable or not keys:
+            return {}
+        rows = rows_with_current_inputs(
+            self.db,
+            "SELECT sample_id, clone_type, similarity, trivial_type, pairs, inputs_key FROM "
+            "detections WHERE detector_key = ? AND sample_id IN ({ids})",
+            keys, (detector_key,),
+        )  # fmt: skip
+        return {row[0]: Verdict(*row[:4], tuple(json.loads(row[4]))) for row in rows}
 
-    def add(self, detector_key: str, verdicts: Iterable[Verdict]) -> None:
+    def add(self, detector_key: str, verdicts: Iterable[Verdict], keys: dict[int, str]) -> None:
+        if self.read_only:
+            return
         rows = [
             (v.sample_id, detector_key, v.clone_type, v.similarity, v.trivial_type,
-             json.dumps(list(v.pairs)))
+             json.dumps(list(v.pairs)), keys[v.sample_id])
             for v in verdicts
         ]  # fmt: skip
         with self.db:
-            self.db.executemany("INSERT OR REPLACE INTO detections VALUES (?, ?, ?, ?, ?, ?)", rows)
+            self.db.executemany(
+                "INSERT OR REPLACE INTO detections VALUES (?, ?, ?, ?, ?, ?, ?)", rows
+            )
 
-    def verdicts(self, detector_key: str) -> dict[int, Verdict]:
-        cursor = self.db.execute(
-            "SELECT sample_id, clone_type, similarity, trivial_type, pairs FROM detections "
-            "WHERE detector_key = ?",
-            (detector_key,),
-        )
-        return {
-            row[0]: Verdict(row[0], row[1], row[2], row[3], tuple(json.loads(row[4])))
-            for row in cursor
-        }
+
+def judge(
+    store: DetectionStore,
+    canonicals: CanonicalFragments,
+    settings: DetectionSettings,
+    samples: list[SampleProgram],
+) -> dict[int, Verdict]:
+    """Verdicts for samples (of any tasks): stored ones reached on the same inputs, the rest
+    detected now (and stored unless the store is read-only)."""
+    keys = {s.sample_id: inputs_key(canonicals, settings, s) for s in samples}
+    verdicts = store.matching(settings.key, keys)
+    todo: dict[tuple[str, str | None], list[SampleProgram]] = {}
+    for sample in samples:
+        if sample.sample_id not in verdicts:
+            todo.setdefault((sample.task_id, sample.entry_point), []).append(sample)
+    for (task_id, entry_point), task_samples in todo.items():
+        fresh = detect_task(canonicals, settings, task_id, task_samples, entry_point)
+        store.add(settings.key, fresh, keys)
+        verdicts.update((v.sample_id, v) for v in fresh)
+    return verdicts
 
 
 def detect_samples(
@@ -215,19 +324,15 @@ def detect_samples(
     settings: DetectionSettings,
     samples: list[SampleProgram],
     progress: Callable[[int], None] | None = None,
-) -> int:
-    """Detect every sample not yet judged under these settings; returns how many were."""
-    store = DetectionStore(db)
-    done = store.done(settings.key)
-    todo: dict[str, list[SampleProgram]] = {}
+) -> dict[int, Verdict]:
+    """Verdicts for every sample, detecting those not yet judged on the same inputs."""
+    store, canonicals = DetectionStore(db), CanonicalFragments(benchmark)
+    verdicts: dict[int, Verdict] = {}
+    by_task: dict[str, list[SampleProgram]] = {}
     for sample in samples:
-        if sample.sample_id not in done:
-            todo.setdefault(sample.task_id, []).append(sample)
-    canonicals = CanonicalFragments(benchmark)
-    judged = 0
-    for task_id, task_samples in todo.items():
-        store.add(settings.key, detect_task(canonicals, settings, task_id, task_samples))
-        judged += len(task_samples)
+        by_task.setdefault(sample.task_id, []).append(sample)
+    for task_samples in by_task.values():
+        verdicts.update(judge(store, canonicals, settings, task_samples))
         if progress:
             progress(len(task_samples))
-    return judged
+    return verdicts

@@ -7,22 +7,25 @@ generation -> execution and detection -> aggregation -> the report dictionary.
 
 from __future__ import annotations
 
+import logging
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .aggregate import group_samples
-from .benchmarks import Benchmark, load_benchmark, load_prompt_set, load_prompt_sets, select_tasks
-from .detection import (
-    CanonicalFragments,
-    DetectionSettings,
-    DetectionStore,
-    SampleProgram,
-    detect_samples,
+from .audit_stream import audit_stream
+from .benchmarks import (
+    Benchmark,
+    BenchmarkError,
+    PromptSet,
+    load_benchmark,
+    load_prompt_set,
+    load_prompt_sets,
+    select_tasks,
 )
-from .execution import ExecutionStore, execute_samples
+from .detection import CanonicalFragments, DetectionSettings
+from .execution import execute_samples
 from .generation import (
     HUMANEVAL_STOPS,
     BackendOptions,
@@ -40,8 +43,16 @@ from .generation import (
     parse_model_spec,
     run_plan,
 )
-from .reports import build_report
-from .settings import ExecutionSettings, GenerationSettings, SampleSource
+from .generation.secrets import RedactingFilter, Redactor, redact_url, url_secrets
+from .reports import ReportBuilder
+from .selection import SampleSelection
+from .settings import ExecutionSettings, GenerationSettings, SampleSource, SignalSettings
+from .signal_flow import compute_signals, count_rows
+from .signal_report import signals_section, tasks_list
+from .signals.registry import parse_signal_names
+from .signals.scoring import ScorerFactory, ScorerOptions
+
+log = logging.getLogger(__name__)
 
 
 class ProgressTask(Protocol):
@@ -58,6 +69,9 @@ class Reporter(Protocol):
 
     def status(self, text: str) -> Any:
         """A context manager shown while something without a count runs (loading a model)."""
+
+    def warn(self, text: str) -> None:
+        """Something the user must know (samples skipped, left to another run)."""
 
 
 class SilentReporter:
@@ -78,6 +92,9 @@ class SilentReporter:
     def status(self, text: str) -> Iterator[None]:
         yield
 
+    def warn(self, text: str) -> None:
+        pass
+
 
 @dataclass(frozen=True)
 class Generated:
@@ -89,15 +106,26 @@ class Generated:
 
 
 def generate(settings: GenerationSettings, reporter: Reporter) -> Generated:
-    """Plan and run generation for every model, filling only what the store lacks."""
+    """Plan and run generation for every model, filling only what the store lacks; raises
+    when a model's every request failed (nothing to audit)."""
     benchmark = load_benchmark(settings.benchmark)
     prompt_sets = load_prompt_sets(settings.prompts, benchmark)
     temperatures = check_temperatures(list(settings.temperatures))
     task_ids = select_tasks(benchmark, settings.limit, settings.tasks)
     specs = [parse_model_spec(m) for m in settings.models]
+    api_key = settings.api_key or os.environ.get("OPENAI_API_KEY")
+    redactor = Redactor.of([api_key, *url_secrets(settings.base_url)])
+    with hidden_in_logs(redactor):
+        return _generate(settings, reporter, benchmark, prompt_sets, temperatures, task_ids,
+                         specs, api_key, redactor)  # fmt: skip
+
+
+def _generate(settings, reporter, benchmark, prompt_sets, temperatures, task_ids, specs,
+              api_key, redactor) -> Generated:  # fmt: skip
+    recorded = redactor.data({**settings.recorded, "base_url": redact_url(settings.base_url)})
     backend_options = BackendOptions(
         base_url=settings.base_url,
-        api_key=os.environ.get("OPENAI_API_KEY"),
+        api_key=api_key,
         concurrency=settings.concurrency,
         timeout=settings.timeout,
         batch_size=settings.batch_size,
@@ -115,19 +143,62 @@ def generate(settings: GenerationSettings, reporter: Reporter) -> Generated:
                 seed=settings.seed,
             )
             plan = Plan(prompt_sets, benchmark, temperatures, settings.n, sampling, task_ids)
+            if not plan.total:
+                raise GenerationError(
+                    f"the plan holds no samples: prompt sets {settings.prompts!r} have no prompt "
+                    "for the selected tasks; check --prompts and --tasks/--limit"
+                )
             keys.append(sampling.key)
             with reporter.task(spec.label, plan.total) as bar:
 
                 def update(already: int, ok: int, failed: int, bar=bar) -> None:
                     bar.update(already + ok + failed, failed=failed, made=ok + failed)
 
-                summary = run_plan(
-                    spec.label, backend, plan, store, library_versions(), update,
-                    settings.recorded,
-                )  # fmt: skip
+                try:
+                    summary = run_plan(
+                        spec.label, backend, plan, store, library_versions(), update,
+                        recorded, redactor.text,
+                    )  # fmt: skip
+                finally:
+                    backend.close()
             summaries.append(summary)
-            backend.close()
+            check_generated(summary, store)
+            if summary.claimed_elsewhere:
+                reporter.warn(
+                    f"{spec.label}: {summary.claimed_elsewhere} samples were being generated by "
+                    "another run on this store and were left to it; run the command again "
+                    "when it has finished to audit them all"
+                )
+            if summary.failed:
+                reporter.warn(
+                    f"{spec.label}: {summary.failed} samples failed (first error: "
+                    f"{summary.first_error}); they are stored and retried by the next run"
+                )
     return Generated(summaries, keys)
+
+
+def check_generated(summary: RunSummary, store: SampleStore) -> None:
+    """A run that asked and got nothing back is an error, not an empty report."""
+    if summary.failed and not summary.generated and not summary.already_stored:
+        raise GenerationError(
+            f"{summary.model}: all {summary.failed} requested samples failed (first error: "
+            f"{summary.first_error}); check the model, --base-url and API key, then run the "
+            f"same command again (the failures are stored in {store.path} and retried)"
+        )
+
+
+@contextmanager
+def hidden_in_logs(redactor: Redactor) -> Iterator[None]:
+    """Hide the secrets in every log record while generating (--debug logs HTTP requests)."""
+    handlers = logging.getLogger().handlers
+    hiding = RedactingFilter(redactor)
+    for handler in handlers:
+        handler.addFilter(hiding)
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            handler.removeFilter(hiding)
 
 
 def prompt_set_names(spec: str, benchmark: Benchmark) -> list[str]:
@@ -142,20 +213,17 @@ def select_samples(
     temperatures: list[float] | None = None,
     settings_keys: list[str] | None = None,
     task_ids: frozenset[str] | None = None,
-) -> list[StoredSample]:
-    """Stored samples without errors, filtered (None: no filter)."""
-    return [
-        s
-        for s in store.samples(models or None, prompt_sets or None)
-        if (not temperatures or s.temperature in temperatures)
-        and (not settings_keys or s.settings_key in settings_keys)
-        and (task_ids is None or s.task_id in task_ids)
-    ]
+) -> SampleSelection:
+    """Stored samples without errors, filtered (None: no filter), streamed when iterated."""
+    return SampleSelection(
+        store, tuple(models or ()), tuple(prompt_sets or ()), tuple(temperatures or ()),
+        tuple(settings_keys or ()), task_ids,
+    )  # fmt: skip
 
 
 def generated_samples(
     store: SampleStore, settings: GenerationSettings, generated: Generated
-) -> list[StoredSample]:
+) -> SampleSelection:
     """The samples a generation step planned (whatever run stored them)."""
     benchmark = load_benchmark(settings.benchmark)
     return select_samples(
@@ -173,7 +241,8 @@ def source_samples(store: SampleStore, source: SampleSource, benchmark: Benchmar
     files (imported first), or the store's, filtered by the source's models and prompt sets."""
     models, prompt_sets = list(source.models), list(source.prompt_sets)
     if source.files:
-        defaults = ImportDefaults(source.model, source.temperature, source.prompt_set)
+        defaults = ImportDefaults(source.model, source.temperature, source.prompt_set,
+                                  source.max_sample_bytes)  # fmt: skip
         imported = [
             sample
             for done in import_sample_files(
@@ -183,72 +252,73 @@ def source_samples(store: SampleStore, source: SampleSource, benchmark: Benchmar
         ]
         models = sorted({s.model for s in imported})
         prompt_sets = sorted({s.prompt_set for s in imported})
-    samples = select_samples(store, models, prompt_sets)
-    if not samples:
-        raise GenerationError(f"{store.path}: no samples to detect in")
-    return samples
+    return select_samples(store, models, prompt_sets)
 
 
 def execute(
     store: SampleStore,
     benchmark: Benchmark,
-    samples: list[StoredSample],
+    samples: SampleSelection,
     settings: ExecutionSettings,
     reporter: Reporter,
+    required: bool = False,
 ) -> None:
-    """Run the samples not yet executed against their tests in the sandbox."""
-    done = ExecutionStore(store.db).results()
-    already = sum(1 for s in samples if s.id in done)
-    with reporter.task("executing", len(samples), already) as bar:
+    """Run the samples not yet executed (on the same program and tests) in the sandbox. Samples
+    of tasks without Python tests (Java tasks) cannot be executed: said, and with `required`
+    an error when no sample can be."""
+    rows = [(s.id, s.task_id, s.program or "", s.entry_point) for s in samples]
+    runnable = sum(1 for _, task_id, *_ in rows if _executable(benchmark, task_id))
+    if rows and runnable < len(rows):
+        reporter.warn(
+            f"{len(rows) - runnable} of {len(rows)} samples not executed: their tasks have no "
+            "Python tests (Java tasks, or tasks without a `test`); pass@k leaves them out"
+        )
+        if required and not runnable:
+            raise GenerationError(
+                f"none of the {len(rows)} samples can be executed: their tasks have no Python "
+                "tests (execute runs Python tests only); use `detect` for clone detection"
+            )
+    with reporter.task("executing", len(rows)) as bar:
         execute_samples(
-            store.db, benchmark, [(s.id, s.task_id, s.program or "") for s in samples],
+            store.db, benchmark, rows,  # type: ignore[arg-type]
             workers=settings.workers, limits=settings.limits, progress=bar.advance,
         )  # fmt: skip
 
 
-def audit_samples(
-    store: SampleStore,
-    benchmark: Benchmark,
-    settings: DetectionSettings,
-    samples: list[StoredSample],
-    progress: Callable[[int], None] | None = None,
-    evidence: bool = True,
-) -> dict:
-    """Judge the samples (reusing stored verdicts) and build the report dictionary, with the
-    correctness figures of whatever samples have been executed."""
-    programs = [SampleProgram(s.id, s.task_id, s.program or "") for s in samples]  # type: ignore[arg-type]
-    detect_samples(store.db, benchmark, settings, programs, progress)
-    verdicts = DetectionStore(store.db).verdicts(settings.key)
-    groups = group_samples(samples, verdicts)
-    run_ids = {s.run_id for s in samples}
-    sampling = [
-        {"run": run["id"], "model": run["model"], "settings": run["settings"],
-         "versions": run["versions"], "status": run["status"]}
-        for run in store.runs()
-        if run["id"] in run_ids
-    ]  # fmt: skip
-    executions = ExecutionStore(store.db).results()
-    return build_report(
-        groups, settings, CanonicalFragments(benchmark), sampling, evidence, executions
-    )
+def _executable(benchmark: Benchmark, task_id: str) -> bool:
+    task = benchmark.get(task_id)
+    return task is not None and bool(task.test) and task.language == "python"
 
 
 def detect_and_report(
     store: SampleStore,
     benchmark: Benchmark,
     settings: DetectionSettings,
-    samples: list[StoredSample],
+    samples: SampleSelection,
     reporter: Reporter,
     execution: ExecutionSettings | None = None,
+    required_execution: bool = False,
 ) -> dict:
     """Execute (when `execution` is given) and detect what is not yet done, then build the
-    report dictionary."""
+    report dictionary; no sample to report on is an error."""
+    total = samples.count()
+    if not total:
+        raise GenerationError(
+            f"{store.path}: no samples to report on (none stored without error matches); "
+            "generate or import samples first, or check --model/--prompt-set"
+        )
     if execution is not None:
-        execute(store, benchmark, samples, execution, reporter)
-    judged = DetectionStore(store.db).done(settings.key)
-    already = sum(1 for s in samples if s.id in judged)
-    with reporter.task("detecting", len(samples), already) as bar:
-        return audit_samples(store, benchmark, settings, samples, progress=bar.advance)
+        execute(store, benchmark, samples, execution, reporter, required_execution)
+    with reporter.task("detecting", total) as bar:
+        builder = ReportBuilder(settings, CanonicalFragments(benchmark))
+        report = audit_stream(store, benchmark, settings, samples, builder, progress=bar.advance)
+    if not report["groups"]:
+        reasons = ", ".join(f"{n} {why}" for why, n in report["skipped"].items())
+        raise GenerationError(
+            f"{store.path}: none of the {total} samples could be judged ({reasons}); give the "
+            "--benchmark the samples answer"
+        )
+    return report
 
 
 def report_on_source(
@@ -262,4 +332,65 @@ def report_on_source(
     benchmark = load_benchmark(source.benchmark)
     with SampleStore(source.store) as store:
         samples = source_samples(store, source, benchmark)
-        return detect_and_report(store, benchmark, settings, samples, reporter, execution)
+        return detect_and_report(store, benchmark, settings, samples, reporter, execution,
+                                 required_execution=execution is not None)  # fmt: skip
+
+
+def attach_signals(
+    report: dict,
+    store: SampleStore,
+    benchmark: Benchmark,
+    selection: Iterable[StoredSample],
+    prompt_sets: list[PromptSet],
+    settings: SignalSettings,
+    reporter: Reporter,
+) -> dict:
+    """Compute the chosen signals for the report's samples (resuming from the store) and add
+    the `tasks` list and the `signals` section to the report. The samples are read once (a
+    signal reads a task's samples together)."""
+    samples = list(selection)
+    names = settings.names or parse_signal_names(None)
+    options = ScorerOptions(
+        base_url=settings.base_url, api_key=os.environ.get("OPENAI_API_KEY"),
+        batch_size=settings.batch_size, concurrency=settings.concurrency,
+        timeout=settings.timeout,
+    )  # fmt: skip
+    total = count_rows(samples, prompt_sets, benchmark)
+    with reporter.task("signals", total) as bar:
+        rows = compute_signals(
+            store, benchmark, sorted({s.model for s in samples}), prompt_sets, names,
+            ScorerFactory(options), bar.advance, settings.reference_model, samples,
+        )  # fmt: skip
+    report["signals"] = signals_section(rows, names, settings.reference_model)
+    report["tasks"] = tasks_list(rows, report)
+    return report
+
+
+def stored_prompt_sets(samples: Iterable[StoredSample], benchmark: Benchmark) -> list[PromptSet]:
+    """The prompt sets the samples answer, loaded by the names the store keeps (a set loaded
+    from a path the store does not name cannot be reloaded; its tasks are left out)."""
+    sets = []
+    for name in sorted({s.prompt_set for s in samples}):
+        try:
+            sets.append(load_prompt_set(name, benchmark))
+        except BenchmarkError as error:
+            log.warning(
+                "prompt set %s: not reloadable (%s); its samples get no signals", name, error
+            )
+    return sets
+
+
+def signals_on_source(
+    source: SampleSource,
+    detection: DetectionSettings,
+    settings: SignalSettings,
+    reporter: Reporter,
+) -> dict:
+    """`cloneprobe signals`: the source's samples detected (stored verdicts reused) and their
+    signals computed (stored scores reused), as one report with the `tasks` list."""
+    benchmark = load_benchmark(source.benchmark)
+    with SampleStore(source.store) as store:
+        samples = source_samples(store, source, benchmark)
+        report = detect_and_report(store, benchmark, detection, samples, reporter)
+        prompt_sets = stored_prompt_sets(samples, benchmark)
+        return attach_signals(report, store, benchmark, samples, prompt_sets, settings, reporter)

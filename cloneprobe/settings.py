@@ -39,7 +39,10 @@ class GenerationSettings:
     timeout: float = 120.0
     batch_size: int = 16
     recorded: dict = field(default_factory=dict, compare=False)
-    """The resolved command-line configuration, kept with each run in the store."""
+    """The resolved command-line configuration, kept with each run in the store (credentials
+    removed before it is stored)."""
+    api_key: str | None = field(default=None, repr=False, compare=False)
+    """The API key (from --api-key-file; else OPENAI_API_KEY is read). Never stored."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,8 @@ class SampleSource:
     benchmark: str = "humaneval"
     models: tuple[str, ...] = ()
     """Only these models (empty: all)."""
+    max_sample_bytes: int = 1_000_000
+    """A sample in a file larger than this is refused before it is parsed."""
     prompt_sets: tuple[str, ...] = ()
     """Only these prompt sets (empty: all)."""
 

@@ -7,21 +7,13 @@ rank every task by any signal (and check the ranking against a known split).
 
 from __future__ import annotations
 
-import logging
 import statistics
 from collections import defaultdict
 
 from .aggregate import TYPES, prompt_label
-from .benchmarks import Benchmark, PromptSet
-from .detection import DetectionSettings
-from .generation import SampleStore, StoredSample
-from .pipeline import Reporter
-from .settings import SampleSource, SignalSettings
-from .signal_flow import TaskSignals, compute_signals, count_rows
+from .signal_flow import TaskSignals
 from .signals.registry import SIGNALS
 from .signals.surface import distribution
-
-log = logging.getLogger(__name__)
 
 
 def clone_evidence(report: dict) -> dict[tuple, dict]:
@@ -114,71 +106,3 @@ def signals_section(rows: list[TaskSignals], names, reference_model: str | None)
         "model with the reference model; perplexity on the log scale",
         "groups": signal_groups(rows),
     }
-
-
-def attach_signals(
-    report: dict,
-    store: SampleStore,
-    benchmark: Benchmark,
-    samples: list[StoredSample],
-    prompt_sets: list[PromptSet],
-    settings: SignalSettings,
-    reporter: Reporter,
-) -> dict:
-    """Compute the chosen signals for the report's samples (resuming from the store) and add
-    the `tasks` list and the `signals` section to the report."""
-    import os
-
-    from .signals.registry import parse_signal_names
-    from .signals.scoring import ScorerFactory, ScorerOptions
-
-    names = settings.names or parse_signal_names(None)
-    options = ScorerOptions(
-        base_url=settings.base_url, api_key=os.environ.get("OPENAI_API_KEY"),
-        batch_size=settings.batch_size, concurrency=settings.concurrency,
-        timeout=settings.timeout,
-    )  # fmt: skip
-    total = count_rows(samples, prompt_sets, benchmark)
-    with reporter.task("signals", total) as bar:
-        rows = compute_signals(
-            store, benchmark, sorted({s.model for s in samples}), prompt_sets, names,
-            ScorerFactory(options), bar.advance, settings.reference_model, samples,
-        )  # fmt: skip
-    report["signals"] = signals_section(rows, names, settings.reference_model)
-    report["tasks"] = tasks_list(rows, report)
-    return report
-
-
-def stored_prompt_sets(samples: list[StoredSample], benchmark: Benchmark) -> list[PromptSet]:
-    """The prompt sets the samples answer, loaded by the names the store keeps (a set loaded
-    from a path the store does not name cannot be reloaded; its tasks are left out)."""
-    from .benchmarks import BenchmarkError, load_prompt_set
-
-    sets = []
-    for name in sorted({s.prompt_set for s in samples}):
-        try:
-            sets.append(load_prompt_set(name, benchmark))
-        except BenchmarkError as error:
-            log.warning(
-                "prompt set %s: not reloadable (%s); its samples get no signals", name, error
-            )
-    return sets
-
-
-def signals_on_source(
-    source: SampleSource,
-    detection: DetectionSettings,
-    settings: SignalSettings,
-    reporter: Reporter,
-) -> dict:
-    """`cloneprobe signals`: the source's samples detected (stored verdicts reused) and their
-    signals computed (stored scores reused), as one report with the `tasks` list."""
-    from .benchmarks import load_benchmark
-    from .pipeline import detect_and_report, source_samples
-
-    benchmark = load_benchmark(source.benchmark)
-    with SampleStore(source.store) as store:
-        samples = source_samples(store, source, benchmark)
-        report = detect_and_report(store, benchmark, detection, samples, reporter)
-        prompt_sets = stored_prompt_sets(samples, benchmark)
-        return attach_signals(report, store, benchmark, samples, prompt_sets, settings, reporter)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from math import comb
+from math import ceil, comb
 
 
 def mcnemar_exact(only_first: int, only_second: int) -> float:
@@ -35,7 +35,16 @@ def bootstrap_difference(
     observed = sum(diffs) / n
     rng = random.Random(seed)
     estimates = sorted(sum(rng.choices(diffs, k=n)) / n for _ in range(resamples))
+    return observed, *percentile_interval(estimates, confidence)
+
+
+def percentile_interval(estimates: Sequence[float], confidence: float) -> tuple[float, float]:
+    """The bootstrap percentile interval of sorted estimates: the q-th percentile is the
+    ceil(q * B)-th smallest of B estimates (1-based), so index ceil(q * B) - 1."""
+    count = len(estimates)
     alpha = (1 - confidence) / 2
-    low = estimates[int(alpha * resamples)]
-    high = estimates[min(resamples - 1, int((1 - alpha) * resamples))]
-    return observed, low, high
+
+    def at(q: float) -> float:
+        return estimates[min(count - 1, max(0, ceil(round(q * count, 9)) - 1))]
+
+    return at(alpha), at(1 - alpha)

@@ -76,6 +76,7 @@ class DetectorConfig:
             "min_tokens": self.token_floor,
             "compare_header": self.profile.compare_header,
             "one_liners": self.profile.one_liners,
+            "layout": self.profile.layout,
         }
 
     def keeps(self, fragment: Fragment) -> bool:
@@ -106,7 +107,7 @@ def find_clones(
     """Every clone pair with one fragment in system A and one in system B."""
     config = config or DetectorConfig()
     spec = resolve_language(config, [system_a, system_b])
-    extractor = FragmentExtractor(spec)
+    extractor = FragmentExtractor(spec, config.profile.layout)
     files_a, files_b = load_system(system_a, spec), load_system(system_b, spec)
     fragments_a = [f for s in files_a for f in extractor.extract(s, config.granularity)]
     fragments_b = [f for s in files_b for f in extractor.extract(s, config.granularity)]
@@ -120,7 +121,9 @@ def compare_systems(
     files_a: int | None = None,
     files_b: int | None = None,
 ) -> CloneReport:
-    """Cross-clone comparison of already extracted fragments."""
+    """Cross-clone comparison of already extracted fragments (printed in the profile's layout:
+    `FragmentExtractor(spec, config.profile.layout)`)."""
+    _check_layout(config.profile, fragments_a, fragments_b)
     kept_a = [f for f in fragments_a if config.keeps(f)]
     kept_b = [f for f in fragments_b if config.keeps(f)]
     encoder = _Encoder(config.profile)
@@ -153,6 +156,18 @@ def compare_systems(
         pairs=pairs,
         classes=clone_classes([p for p in pairs if not p.trivial], type_order),
     )
+
+
+def _check_layout(
+    profile: Profile, fragments_a: Sequence[Fragment], fragments_b: Sequence[Fragment]
+) -> None:
+    for fragment in (*fragments_a, *fragments_b):
+        if fragment.layout != profile.layout:
+            raise ConfigError(
+                f"{fragment.location}: extracted in the {fragment.layout!r} layout, but the "
+                f"{profile.name} profile compares the {profile.layout!r} layout; extract with "
+                f"FragmentExtractor(spec, profile.layout)"
+            )
 
 
 class _Encoder:

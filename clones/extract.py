@@ -6,19 +6,30 @@ from typing import Literal
 
 import tree_sitter
 
-from .fragment import Fragment
+from .answer import AnswerScope, answer_scope
+from .errors import ConfigError
+from .fragment import LAYOUTS, Fragment, Layout, Line
 from .languages.base import LanguageSpec
 from .pretty import pretty_print_file, pretty_print_node
 from .source import SourceFile, normalize_newlines
+from .source_layout import print_source_lines
 
 Granularity = Literal["functions", "files"]
 
 
 class FragmentExtractor:
-    """Parses source files of one language and cuts them into fragments (one parser per run)."""
+    """Parses source files of one language and cuts them into fragments (one parser per run).
 
-    def __init__(self, spec: LanguageSpec) -> None:
+    `layout` is the profile's (`profile.layout`): `statements` for the default profile,
+    `source` for nicad; a profile refuses fragments printed in another layout.
+    """
+
+    def __init__(self, spec: LanguageSpec, layout: Layout = "statements") -> None:
+        if layout not in LAYOUTS:
+            raise ConfigError(f"unknown layout {layout!r}: choose one of {', '.join(LAYOUTS)}")
         self.spec = spec
+        self.layout = layout
+        self.source_rules = spec.source_lines if layout == "source" else None
         self.parser = spec.new_parser()
         language = tree_sitter.Language(spec.load_language())
         pattern = " ".join(f"({kind}) @fragment" for kind in sorted(spec.function_types))
@@ -32,11 +43,26 @@ class FragmentExtractor:
         nodes.sort(key=lambda node: node.start_byte)
         return [f for f in (self.function_fragment(source, n) for n in nodes) if f is not None]
 
+    def extract_answer(
+        self, source: SourceFile, entry_point: str
+    ) -> tuple[list[Fragment], AnswerScope | None]:
+        """The fragments of the program's answer (`answer.py`: the entry point's function with
+        what it nests and the helpers it uses) and the scope; no fragment and None when the
+        program defines no function named `entry_point`."""
+        tree = self.parser.parse(normalize_newlines(source.text).encode("utf-8"))
+        nodes = self.query_cursor.captures(tree.root_node).get("fragment", [])
+        nodes.sort(key=lambda node: node.start_byte)
+        scope = answer_scope(self.spec, nodes, entry_point)
+        if scope is None:
+            return [], None
+        fragments = (self.function_fragment(source, n) for n in nodes)
+        return [f for f in fragments if f is not None and scope.contains(f)], scope
+
     def function_fragment(self, source: SourceFile, node: tree_sitter.Node) -> Fragment | None:
         body = node.child_by_field_name("body")
         if body is None or body.type not in self.spec.block_types:
             return None  # abstract and interface methods: no body, no fragment
-        lines, body_start = pretty_print_node(self.spec, node)
+        lines, body_start = self.print_lines(node)
         name_node = node.child_by_field_name("name")
         return Fragment(
             file=source.name,
@@ -47,7 +73,17 @@ class FragmentExtractor:
             body_start=body_start,
             has_errors=node.has_error,
             one_liner=self.is_one_liner(node, body),
+            layout=self.layout,
         )
+
+    def print_lines(
+        self, node: tree_sitter.Node, whole_file: bool = False
+    ) -> tuple[tuple[Line, ...], int]:
+        if self.source_rules is not None:
+            return print_source_lines(self.spec, self.source_rules, node, whole_file)
+        if whole_file:
+            return pretty_print_file(self.spec, node), 0
+        return pretty_print_node(self.spec, node)
 
     def is_one_liner(self, node: tree_sitter.Node, body: tree_sitter.Node) -> bool:
         if self.spec.block_types[body.type] != "indent":
@@ -59,7 +95,7 @@ class FragmentExtractor:
         return body.start_point.row == header_end
 
     def file_fragment(self, source: SourceFile, root: tree_sitter.Node) -> Fragment:
-        lines = pretty_print_file(self.spec, root)
+        lines, _ = self.print_lines(root, whole_file=True)
         return Fragment(
             file=source.name,
             start_line=1,
@@ -68,4 +104,5 @@ class FragmentExtractor:
             lines=lines,
             body_start=0,
             has_errors=root.has_error,
+            layout=self.layout,
         )

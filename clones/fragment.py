@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from .languages.base import TokenKind
 
 Token = tuple[TokenKind, str]
 """One source token: its kind (for renaming) and its text."""
 Line = tuple[Token, ...]
-"""One pretty-printed line: the tokens of one statement or one compound-statement header."""
+"""One pretty-printed line: the tokens of one statement or compound-statement header (the
+`statements` layout), or of one source line as NiCad's grammar keeps it (the `source` layout)."""
 
 CLOSING_BRACE: Line = (("other", "}"),)
+
+Layout = Literal["statements", "source"]
+"""How a fragment is cut into lines. `statements`: one statement or compound-statement header
+per line, whatever the source layout (the default profile). `source`: as NiCad's grammar prints
+it, line breaks kept where the source has them (the nicad profile; a language without source
+rules prints statements)."""
+LAYOUTS: tuple[Layout, ...] = ("statements", "source")
 
 
 @dataclass(frozen=True, eq=False)
@@ -32,6 +41,8 @@ class Fragment:
     """The parser had to recover from a syntax error inside this fragment."""
     one_liner: bool = False
     """The body stands on the header's line (`def f(x): return x`); NiCad never extracts these."""
+    layout: Layout = "statements"
+    """The layout `lines` were printed in; a profile compares fragments of its own layout."""
 
     @property
     def size(self) -> int:

@@ -1,7 +1,9 @@
 """Pretty-printing: a syntax tree becomes one statement per line, tokens without layout.
 
 A compound statement's header (`if a > b :`, `def f ( a ) :`) is one line, each simple statement
-is one line however many source lines it spans, comments and docstrings are dropped. Brace blocks
+is one line however many source lines it spans, comments and docstrings are dropped (a docstring
+after leading imports too). This is the `statements` layout of the default profile; the nicad
+profile prints the `source` layout (source_layout.py). Brace blocks
 keep `{` on the header line and put `}` on a line of its own. Tokens inside a syntax error the
 parser could not place are printed one line per source line, the only place layout matters.
 """
@@ -45,8 +47,10 @@ class _Printer:
         spec = self.spec
         skipped = spec.comment_types | spec.separator_types
         body = [n for n in nodes if n.type not in skipped]
-        if body and holder.type in spec.docstring_holders and spec.is_docstring(body[0]):
-            body = body[1:]
+        if body and holder.type in spec.docstring_holders:
+            first = next((i for i, n in enumerate(body) if n.type not in spec.preamble_types), 0)
+            if first < len(body) and spec.is_docstring(body[first]):
+                body = body[:first] + body[first + 1 :]
         for node in body:
             self.statement(node)
 

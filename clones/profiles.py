@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .errors import ConfigError
 from .normalize import Grain
+
+if TYPE_CHECKING:  # the CLI imports profiles at start-up; fragment stays unimported
+    from .fragment import Layout
 
 
 @dataclass(frozen=True)
@@ -25,6 +29,9 @@ class Profile:
     """Compare the signature line too (NiCad), or only the body."""
     one_liners: bool
     """Extract functions whose body stands on the `def` line (NiCad does not)."""
+    layout: Layout
+    """`source`: lines as NiCad's grammar prints them (breaks kept where the source has
+    them); `statements`: one statement per line, whatever the layout."""
     summary: str
 
 
@@ -36,6 +43,7 @@ NICAD = Profile(
     min_tokens=0,
     compare_header=True,
     one_liners=False,
+    layout="source",
     summary="NiCad's semantics: LCS over pretty-printed lines, sizes in lines (10..2500)",
 )
 DEFAULT = Profile(
@@ -46,6 +54,7 @@ DEFAULT = Profile(
     min_tokens=12,
     compare_header=False,
     one_liners=True,
+    layout="statements",
     summary=(
         "LCS over body tokens, signature not compared, any function with a body; "
         "pairs under 12 body tokens reported apart as trivial"

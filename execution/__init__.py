@@ -1,8 +1,9 @@
 """Running samples against their tasks' tests in a sandbox, and pass@k.
 
-`Sandbox` runs one program in a separate, limited process (`Limits` in, `RunResult` out; the
-child runs `guard.py`); `passk` runs samples against tests, keeps the results beside the
-samples and computes pass@k.
+`Sandbox` runs one program, or judges it against a task's tests, in a separate, confined
+process (`Limits` in, `RunResult` out, saying which isolation ran; the child runs `guard.py`,
+which confines itself with `confine.py` and talks to the sample's process through `wire.py`);
+`passk` runs samples against tests, keeps the results beside the samples and computes pass@k.
 """
 
 from .passk import (
@@ -11,8 +12,9 @@ from .passk import (
     ExecutionStore,
     correctness_summary,
     execute_samples,
+    execution_key,
     pass_at_k,
-    program_with_tests,
+    task_execution_key,
 )
 from .sandbox import Limits, RunResult, Sandbox, run_python
 
@@ -25,7 +27,8 @@ __all__ = [
     "Sandbox",
     "correctness_summary",
     "execute_samples",
+    "execution_key",
     "pass_at_k",
-    "program_with_tests",
     "run_python",
+    "task_execution_key",
 ]

@@ -1,148 +1,293 @@
-"""The guard that runs inside the sandbox's child process, around the program under test.
+"""The sandbox's child: confines itself, runs the sample in one process and the tests in another.
 
-This module is started by path (`python -I guard.py`), never imported by the tool: it reads a
-nonce line and then the program from stdin, installs the guard (no forking, spawning,
-deleting, writing outside the working directory or opening sockets; no `ctypes`), runs the
-program as `__main__`, and writes one verdict line marked with the nonce to stderr. It uses
-the standard library only, since `-I` keeps everything else off its path.
+Started by path (`python -S -s -B -P guard.py VERDICT_FD`), never imported by the tool; the standard
+library only. It reads the job (JSON: program, test, entry point, isolation, limits) from
+stdin, then:
+
+1. With isolation "namespaces" (`confine.py`): new mount, network, PID and IPC namespaces, the
+   filesystem read-only but for a private tmpfs at /tmp, the host's temporary and home folders
+   hidden, a /proc showing only this sandbox; every privilege dropped. This process is then
+   PID 1 of the namespace: when it ends, everything the sample started dies with it.
+   With isolation "guard" none of this is available and the sample's process patches its own
+   interpreter (`python_guard.py`), which a hostile sample can undo.
+2. It forks the sample's process, which closes the verdict descriptor first, then runs the
+   program as `__main__` and answers calls ("call `name` with these arguments") over a pipe,
+   sending back plain data only (`wire.py`).
+3. This process, the harness, never runs the sample's code: it runs the task's test code with
+   every name the test takes from the program (the entry point, helpers such as `poly`)
+   replaced by a proxy that makes the call in the sample's process. When `check` returns, the
+   harness writes the verdict to VERDICT_FD, a pipe only it holds.
+
+Threat model: the sample has full control of its own process (it may use ctypes, re-import
+posix, patch anything, fork, exit, signal). It still cannot write the verdict: the descriptor
+is closed in its process before its code runs; the harness is not dumpable, so a process of
+the same user can neither trace it nor open its /proc/PID/fd; the sample holds no capability;
+signals from inside a PID namespace to its PID 1 are dropped by the kernel (SIGINT ignored);
+and the values it answers with are decoded as data, never as objects, so it cannot hand the
+test an object that equals everything. Killing or stopping the harness ends in no verdict,
+which the tool counts as a failure.
 """
 
+import ast
 import builtins
-import io
+import contextlib
 import json
 import os
-import posix
+import resource
+import signal
 import sys
 
-REFUSED_OS_CALLS = (
-    "fork", "forkpty", "system", "popen", "kill", "killpg", "remove", "unlink", "rmdir",
-    "removedirs", "rename", "renames", "replace", "truncate", "chmod", "chown", "execv",
-    "execve", "execl", "execlp", "execvp", "execvpe", "spawnl", "spawnv", "spawnve", "spawnlp",
-    "spawnvp", "posix_spawn", "posix_spawnp", "setuid", "setgid", "setsid",
-)  # fmt: skip
-WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import python_guard
+import wire
+
+try:
+    import confine
+except ImportError:  # no ctypes in this interpreter: only the guard fallback can run
+    confine = None
+
+del sys.path[0]  # the sample's imports do not see these modules
+
+DETAIL_CHARACTERS = 500
 
 
-def refuse(what):
-    def refused(*args, **kwargs):
-        raise PermissionError("refused by the sandbox: " + what)
+class SampleRaised(Exception):
+    """The sample's code raised `name` (an exception of its process, described as text)."""
 
-    return refused
-
-
-def guard_writes(root):
-    """open, io.FileIO and os.open refuse writing outside `root`."""
-
-    def check_path(file):
-        if isinstance(file, int):
-            return
-        path = os.path.realpath(os.path.join(root, os.fspath(file)))
-        if not path.startswith(root + os.sep):
-            raise PermissionError(
-                f"refused by the sandbox: writing {file} outside the work directory"
-            )
-
-    raw_open, raw_os_open, raw_fileio = builtins.open, posix.open, io.FileIO
-
-    def guarded_open(file, mode="r", *args, **kwargs):
-        if any(flag in mode for flag in "wax+"):
-            check_path(file)
-        return raw_open(file, mode, *args, **kwargs)
-
-    def guarded_os_open(path, flags, *args, **kwargs):
-        if flags & WRITE_FLAGS:
-            check_path(path)
-        return raw_os_open(path, flags, *args, **kwargs)
-
-    class GuardedFileIO(raw_fileio):
-        def __init__(self, file, mode="r", *args, **kwargs):
-            if any(flag in mode for flag in "wax+"):
-                check_path(file)
-            super().__init__(file, mode, *args, **kwargs)
-
-    import _io
-
-    builtins.open = io.open = _io.open = guarded_open
-    os.open = posix.open = guarded_os_open
-    io.FileIO = _io.FileIO = GuardedFileIO
+    def __init__(self, name, message):
+        super().__init__(f"{name}: {message}" if message else name)
+        self.name, self.message = name, message
 
 
-def guard_network():
-    """New sockets are refused; wrapping an existing descriptor (a socketpair, which asyncio's
-    event loop uses and which reaches no network) is allowed."""
-    import _socket
-    import socket
-
-    raw_socket, py_socket = _socket.socket, socket.socket
-
-    class RefusedSocket(raw_socket):
-        def __init__(self, family=-1, type=-1, proto=-1, fileno=None):
-            if fileno is None:
-                raise PermissionError("refused by the sandbox: network")
-            raw_socket.__init__(self, family, type, proto, fileno)
-
-    class RefusedPySocket(py_socket):
-        def __init__(self, family=-1, type=-1, proto=-1, fileno=None):
-            if fileno is None:
-                raise PermissionError("refused by the sandbox: network")
-            py_socket.__init__(self, family, type, proto, fileno)
-
-    _socket.socket = RefusedSocket
-    socket.socket = RefusedPySocket
-    socket.create_connection = refuse("network")
-
-
-def guard_processes():
-    """Forking, spawning, signalling and deleting refused. subprocess, multiprocessing and
-    shutil all end in these calls, so they need no patching of their own (and importing them
-    would slow every run down)."""
-    for name in REFUSED_OS_CALLS:
-        for module in (os, posix):
-            if hasattr(module, name):
-                setattr(module, name, refuse("os." + name))
-    import _posixsubprocess
-
-    _posixsubprocess.fork_exec = refuse("subprocess")
-    sys.modules["ctypes"] = None  # no way around the guard through libc
-
-
-def install_guard():
-    """Install the guard; returns the function that writes the verdict line."""
-    nonce = sys.stdin.readline().strip()
-    stream = os.fdopen(os.dup(2), "w")
-
-    def report(status, detail=""):
-        stream.write("\n" + nonce + " " + json.dumps([status, detail]) + "\n")
-        stream.flush()
-
-    guard_writes(os.getcwd())
-    guard_network()
-    guard_processes()
-    sys.argv = [""]
-    return report
-
-
-def run_program(report, source):
-    """Run the program as `__main__` and report how it ended."""
-    try:
-        exec(compile(source, "<program>", "exec"), {"__name__": "__main__"})
-    except SystemExit as exit_:
-        report("exited", f"the program called exit({exit_.code!r}) before the end")
-    except MemoryError:
-        report("memory", "MemoryError")
-    except AssertionError as error:
-        report("failed", f"AssertionError {error}".strip())
-    except PermissionError as error:
-        report("refused" if "sandbox" in str(error) else "error", f"{error}")
-    except BaseException as error:
-        report("error", f"{type(error).__name__}: {error}")
-    else:
-        report("passed")
+class SampleEnded(BaseException):
+    """The sample's process ended (or called exit) before the tests did."""
 
 
 def main():
-    report = install_guard()
-    run_program(report, sys.stdin.read())
+    verdict_fd = int(sys.argv[1])
+    job = json.loads(sys.stdin.buffer.read())
+    sys.path.extend(job["import_paths"])
+    add_site_builtins()
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    if job["isolation"] == "namespaces":
+        confine.enter_namespaces(job["sandbox_uid"])
+        confine.seal_filesystem(job["workspace_bytes"], interpreter_folders())
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        confine.drop_privileges(become_namespace_root=True)
+        confine.forbid_inspection()
+        # counted in this user namespace only (outside, the limit would count every process
+        # of the user, and root is exempt)
+        resource.setrlimit(resource.RLIMIT_NPROC, (job["processes"], job["processes"]))
+    elif confine is not None:
+        confine.forbid_inspection()
+    try:
+        status, detail = judge(job, verdict_fd)
+    except BaseException as error:  # the harness itself failed: never a pass
+        status, detail = "error", f"the sandbox's harness failed: {type(error).__name__}"
+    os.write(verdict_fd, json.dumps([status, str(detail)[:DETAIL_CHARACTERS]]).encode())
+    os._exit(0)
+
+
+def add_site_builtins():
+    """exit() and quit(), which `site` (not run here, for speed) would have added."""
+    import _sitebuiltins
+
+    builtins.exit = _sitebuiltins.Quitter("exit", "Ctrl-D (i.e. EOF)")
+    builtins.quit = _sitebuiltins.Quitter("quit", "Ctrl-D (i.e. EOF)")
+
+
+def interpreter_folders():
+    """Folders the interpreter needs to keep importing the standard library and packages."""
+    return {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *sys.path}
+
+
+def judge(job, verdict_fd):
+    to_sample_read, to_sample_write = os.pipe()
+    to_harness_read, to_harness_write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(verdict_fd)
+        os.close(to_sample_write)
+        os.close(to_harness_read)
+        run_sample(job, to_sample_read, to_harness_write)
+    os.close(to_sample_read)
+    os.close(to_harness_write)
+    sample = SampleProcess(pid, to_sample_write, to_harness_read)
+    try:
+        return verdict_of(lambda: run_tests(job, sample))
+    finally:
+        sample.kill()
+
+
+def verdict_of(run):
+    """(status, detail) for how `run` ended; only a return is 'passed'."""
+    try:
+        run()
+    except SampleEnded as ended:
+        return str(ended), ""
+    except SampleRaised as raised:
+        if raised.name == "AssertionError":
+            return "failed", f"AssertionError {raised.message}".strip()
+        if raised.name == "MemoryError":
+            return "memory", "MemoryError"
+        if raised.name == "PermissionError" and "refused by the sandbox" in raised.message:
+            return "refused", raised.message.removeprefix("refused by the sandbox: ")
+        return "error", str(raised)
+    except AssertionError as error:
+        return "failed", f"AssertionError {error}".strip()
+    except MemoryError:
+        return "memory", "MemoryError"
+    except wire.WireError as error:
+        return "error", f"the sample's answer is not plain data ({error})"
+    except Exception as error:
+        return "error", f"{type(error).__name__}: {error}"
+    return "passed", ""
+
+
+def run_tests(job, sample):
+    sample.expect_ready()
+    if job["test"] is None:
+        return
+    test_globals = {"__name__": "__test__"}
+    for name in names_taken_from_program(job["test"], job["entry_point"]):
+        test_globals[name] = sample.proxy(name)
+    if job["prelude"]:
+        run_prelude(job["prelude"], test_globals)
+    exec(compile(job["test"], "<test>", "exec"), test_globals)
+    entry_point = sample.proxy(job["entry_point"])
+    test_globals[job["entry_point"]] = entry_point
+    test_globals["check"](entry_point)
+
+
+def run_prelude(prelude, test_globals):
+    """The task's own code (its prompt) in the harness: what it defines, the test gets from it
+    (a stub of the entry point included, replaced by the proxy afterwards). A prelude that does
+    not run leaves those names to the sample's process."""
+    prelude_globals = dict(test_globals)
+    try:
+        exec(compile(prelude, "<prelude>", "exec"), prelude_globals)
+    except Exception:
+        return
+    test_globals.update(prelude_globals)
+
+
+def names_taken_from_program(test, entry_point):
+    """The entry point and every name the test reads but neither binds nor gets from builtins."""
+    read, bound = set(), set()
+    for node in ast.walk(ast.parse(test)):
+        if isinstance(node, ast.Name):
+            (read if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+    return sorted((read - bound - set(dir(builtins))) | {entry_point})
+
+
+class SampleProcess:
+    """The harness's side of the sample's process: calls go out as data, answers come back
+    as data or as a description of what the sample raised."""
+
+    def __init__(self, pid, requests, replies):
+        self.pid, self.requests, self.replies = pid, requests, replies
+
+    def proxy(self, name):
+        def call(*args, **kwargs):
+            arguments = wire.encode_value(list(args)), wire.encode_value(kwargs)
+            try:
+                wire.send(self.requests, "call", name, *arguments)
+            except BrokenPipeError:
+                self.ended()
+            return self.answer("value")
+
+        call.__name__ = call.__qualname__ = name
+        return call
+
+    def expect_ready(self):
+        self.answer("ready")
+
+    def answer(self, expected):
+        try:
+            message = wire.receive(self.replies)
+        except EOFError:
+            self.ended()
+        kind = message[0]
+        if kind == expected:
+            return message[1] if len(message) > 1 else None
+        if kind == "raised" and len(message) == 3 and all(type(m) is str for m in message[1:]):
+            raise SampleRaised(message[1][:100], message[2][:DETAIL_CHARACTERS])
+        if kind == "exit":
+            code = message[1][:40] if len(message) == 2 and type(message[1]) is str else "?"
+            raise SampleEnded(f"exited: the program called exit({code}) before the end")
+        raise wire.WireError(f"an unexpected message {kind[:40]!r}")
+
+    def ended(self):
+        """The sample's process closed its side: say how it ended."""
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)  # in case it only closed the pipe
+        _, status = os.waitpid(self.pid, 0)
+        if os.WIFSIGNALED(status) and os.WTERMSIG(status) != signal.SIGKILL:
+            name = signal.Signals(os.WTERMSIG(status)).name
+            raise SampleEnded("cpu time" if name == "SIGXCPU" else f"killed by signal {name}")
+        code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else "killed"
+        raise SampleEnded(f"exited before the end (exit code {code})")
+
+    def kill(self):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+
+
+def run_sample(job, requests, replies):
+    """The sample's process: run the program, then answer calls until the harness is done."""
+    if job["isolation"] == "guard" and confine is not None:
+        with contextlib.suppress(OSError):  # where allowed: no tracing the harness, even as root
+            confine.drop_privileges()
+    if job["isolation"] == "guard":
+        python_guard.install_python_guard()
+    sys.argv = [""]
+    namespace = {"__name__": "__main__", "__builtins__": builtins}
+    try:
+        exec(compile(job["program"], "<program>", "exec"), namespace)
+        flush_and_send(replies, "ready")
+        while True:
+            try:
+                _, name, args, kwargs = wire.receive(requests)
+            except EOFError:
+                os._exit(0)
+            try:
+                if name not in namespace:
+                    raise NameError(f"name {name!r} is not defined")
+                value = namespace[name](*args, **kwargs)
+                flush_and_send(replies, "value", wire.encode_value(value))
+            except Exception as error:
+                send_raised(replies, error)
+    except SystemExit as exit_:
+        flush_and_send(replies, "exit", repr(exit_.code))
+    except BaseException as error:
+        send_raised(replies, error)
+    os._exit(1)
+
+
+def send_raised(replies, error):
+    try:
+        message = str(error)
+    except BaseException:
+        message = "(its message could not be read)"
+    flush_and_send(replies, "raised", type(error).__name__, message[:DETAIL_CHARACTERS])
+
+
+def flush_and_send(replies, kind, *fields):
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BaseException):
+            stream.flush()
+    try:
+        wire.send(replies, kind, *fields)
+    except BrokenPipeError:
+        os._exit(1)
 
 
 if __name__ == "__main__":

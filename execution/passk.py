@@ -3,12 +3,15 @@ sandbox, results kept next to the samples, and pass@k with and without the clone
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from ..benchmarks import Benchmark
+from ..benchmarks.entry_points import alias_original_name, prompt_under
+from .inputs_cache import rows_with_current_inputs
 from .sandbox import Limits, Sandbox
 
 SCHEMA = """
@@ -16,7 +19,9 @@ CREATE TABLE IF NOT EXISTS executions (
     sample_id INTEGER PRIMARY KEY,
     passed INTEGER NOT NULL,
     reason TEXT NOT NULL,
-    seconds REAL
+    seconds REAL,
+    isolation TEXT,
+    inputs_key TEXT
 );
 """
 KS = (1, 3, 10)
@@ -28,61 +33,116 @@ class Execution:
     passed: bool
     reason: str
     seconds: float
+    isolation: str | None = None
+    """Which isolation the sample ran under ("namespaces" or "guard"; None in stores written
+    before it was recorded)."""
+    inputs_key: str | None = None
+    """Hash of the program, the tests, the entry point and the prelude the result was
+    obtained with (None in stores written before it was recorded: such results are redone)."""
 
 
-def program_with_tests(program: str, test: str, entry_point: str) -> str:
-    """The program a sample is judged by: its code, the task's tests, and the call to them."""
-    return f"{program}\n\n{test}\n\ncheck({entry_point})\n"
+def execution_key(program: str, test: str, entry_point: str, prelude: str = "") -> str:
+    """What decides a result: the sample's program and its task's tests (content hashes)."""
+    digest = hashlib.sha256()
+    for part in (program, test, entry_point, prelude):
+        digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
+    return digest.hexdigest()[:24]
 
 
 class ExecutionStore:
-    """The `executions` table, in the same SQLite file as the samples."""
+    """The `executions` table, in the same SQLite file as the samples. A result counts only
+    for the program and tests it was obtained with (`inputs_key`); with `read_only`, nothing
+    is written."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-        self.db.executescript(SCHEMA)
+    def __init__(self, db: sqlite3.Connection, read_only: bool = False) -> None:
+        self.db, self.read_only = db, read_only
+        columns = {row[1] for row in db.execute("PRAGMA table_info(executions)")}
+        self.usable = {"isolation", "inputs_key"} <= columns
+        if not read_only:
+            with db:
+                for column in ("isolation", "inputs_key"):  # a store from before they were kept
+                    if columns and column not in columns:
+                        db.execute(f"ALTER TABLE executions ADD COLUMN {column} TEXT")
+            db.executescript(SCHEMA)
+            self.usable = True
 
     def results(self) -> dict[int, Execution]:
-        cursor = self.db.execute("SELECT sample_id, passed, reason, seconds FROM executions")
-        return {row[0]: Execution(row[0], bool(row[1]), row[2], row[3]) for row in cursor}
+        if not self.usable:
+            return {}
+        cursor = self.db.execute(
+            "SELECT sample_id, passed, reason, seconds, isolation, inputs_key FROM executions"
+        )
+        return {row[0]: Execution(row[0], bool(row[1]), *row[2:]) for row in cursor}
+
+    def matching(self, keys: dict[int, str]) -> dict[int, Execution]:
+        """The stored results of these samples obtained with these inputs (sample id -> key)."""
+        if not self.usable or not keys:
+            return {}
+        rows = rows_with_current_inputs(
+            self.db,
+            "SELECT sample_id, passed, reason, seconds, isolation, inputs_key FROM executions "
+            "WHERE sample_id IN ({ids})",
+            keys,
+        )
+        return {row[0]: Execution(row[0], bool(row[1]), *row[2:]) for row in rows}
+
+    def isolations(self) -> dict[str, int]:
+        """How many stored executions ran under each isolation ("unknown" for old rows)."""
+        if not self.usable:
+            return {}
+        cursor = self.db.execute(
+            "SELECT COALESCE(isolation, 'unknown'), COUNT(*) FROM executions GROUP BY 1"
+        )
+        return dict(cursor.fetchall())
 
     def add(self, results: Iterable[Execution]) -> None:
+        if self.read_only:
+            return
         with self.db:
             self.db.executemany(
-                "INSERT OR REPLACE INTO executions VALUES (?, ?, ?, ?)",
-                [(r.sample_id, int(r.passed), r.reason, r.seconds) for r in results],
-            )
+                "INSERT OR REPLACE INTO executions (sample_id, passed, reason, seconds, "
+                "isolation, inputs_key) VALUES (?, ?, ?, ?, ?, ?)",
+                [(r.sample_id, int(r.passed), r.reason, r.seconds, r.isolation, r.inputs_key)
+                 for r in results],
+            )  # fmt: skip
 
 
 def execute_samples(
     db: sqlite3.Connection,
     benchmark: Benchmark,
-    samples: list[tuple[int, str, str]],
+    samples: list[tuple[int, str, str]] | list[tuple[int, str, str, str | None]],
     workers: int = 2,
     limits: Limits | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> int:
-    """Run every (sample id, task id, program) not yet executed; returns how many ran.
-    Results are stored as they finish, so an interrupted run keeps what it did."""
+    """Run every (sample id, task id, program[, entry point]) not yet executed; returns how
+    many ran. The entry point, when given, is the name the sample's prompt asked for (a prompt
+    variant may rename the task's). Results are stored as they finish, so an interrupted run
+    keeps what it did."""
     store = ExecutionStore(db)
-    done = store.results()
-    runnable, skipped = [], 0
+    runnable, skipped, keys, judged = [], 0, {}, {}
     for sample in samples:
-        if sample[0] in done:
-            continue
         task = benchmark.get(sample[1])
         if task is None or not task.test or task.language != "python":
             skipped += 1  # no Python tests: left out of pass@k rather than counted as failed
             continue
+        entry_point = sample[3] if len(sample) > 3 else None
+        judged[sample[0]] = judged_inputs(sample[2], task, entry_point)
+        keys[sample[0]] = task_execution_key(sample[2], task, entry_point)
         runnable.append((sample, task))
+    done = store.matching(keys)
+    skipped += sum(1 for (sample, _) in runnable if sample[0] in done)
+    runnable = [(sample, task) for sample, task in runnable if sample[0] not in done]
     if progress and skipped:
         progress(skipped)
     sandbox = Sandbox(limits)
 
     def run(item) -> Execution:
-        (sample_id, _, program), task = item
-        result = sandbox.run(program_with_tests(program, task.test, task.entry_point))
-        return Execution(sample_id, result.ok, result.reason, result.seconds)
+        (sample_id, *_), task = item
+        program, entry_point, prelude = judged[sample_id]
+        result = sandbox.run(program, task.test, entry_point, prelude=prelude)
+        return Execution(sample_id, result.ok, result.reason, result.seconds, result.isolation,
+                         keys[sample_id])  # fmt: skip
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         for execution in pool.map(run, runnable):
@@ -90,6 +150,21 @@ def execute_samples(
             if progress:
                 progress(1)
     return len(runnable)
+
+
+def judged_inputs(program: str, task, entry_point: str | None = None) -> tuple[str, str, str]:
+    """(program, entry point, prelude) a sample is run with: issue 12's renamed entry points
+    (the study's _P6 prompts) are tested under the new name, beside the prompt under it."""
+    entry_point = entry_point or task.entry_point
+    program = alias_original_name(program, task, entry_point)
+    return program, entry_point, prompt_under(task, entry_point)
+
+
+def task_execution_key(program: str, task, entry_point: str | None = None) -> str:
+    """The inputs key of running `program` against `task`'s tests (the prompt, under the
+    entry point the sample was asked for, as the prelude the sandbox runs first)."""
+    program, entry_point, prelude = judged_inputs(program, task, entry_point)
+    return execution_key(program, task.test, entry_point, prelude)
 
 
 def pass_at_k(per_task: dict[str, tuple[int, int]], ks: Iterable[int] = KS) -> dict[str, float]:

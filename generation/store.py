@@ -4,7 +4,10 @@ A sample is identified by (model, settings key, prompt set, variant, task, tempe
 a plan asks for such identities and a run fills only the ones missing. Each result is committed
 as it arrives, so a crash, SIGKILL or Ctrl-C loses at most the requests in flight, and the
 unique key means nothing is ever stored twice. A failed sample is stored with its error and is
-retried (replaced) by the next run.
+retried (replaced) by the next run. A run claims the samples it will generate (rows in
+`claims`), so two commands running one plan at once never generate the same sample; a run
+records its owner (pid, start time, host) and a heartbeat, so one killed mid-way is recognised
+as interrupted and its claims are released. The tables and migrations are in `storefile.py`.
 """
 
 from __future__ import annotations
@@ -16,53 +19,20 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import GenerationError
+from .liveness import Owner, is_alive
+from .storefile import busy, open_for_writing, open_read_only
 
 DEFAULT_STORE = "cloneprobe.sqlite"
 """The store a command uses when none is given (in the working directory)."""
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
-    id INTEGER PRIMARY KEY,
-    model TEXT NOT NULL,
-    settings TEXT NOT NULL,
-    versions TEXT NOT NULL,
-    started_at REAL NOT NULL,
-    ended_at REAL,
-    status TEXT NOT NULL DEFAULT 'running'
-);
-CREATE TABLE IF NOT EXISTS samples (
-    id INTEGER PRIMARY KEY,
-    run_id INTEGER REFERENCES runs(id),
-    model TEXT NOT NULL,
-    settings_key TEXT NOT NULL,
-    prompt_set TEXT NOT NULL,
-    variant TEXT NOT NULL,
-    task_id TEXT NOT NULL,
-    temperature REAL NOT NULL,
-    sample_index INTEGER NOT NULL,
-    mode TEXT,
-    raw TEXT,
-    completion TEXT,
-    program TEXT,
-    form TEXT,
-    finish_reason TEXT,
-    prompt_tokens INTEGER,
-    completion_tokens INTEGER,
-    latency REAL,
-    error TEXT,
-    created_at REAL NOT NULL,
-    UNIQUE (model, settings_key, prompt_set, variant, task_id, temperature, sample_index)
-);
-CREATE INDEX IF NOT EXISTS samples_group
-    ON samples (model, prompt_set, variant, temperature, task_id);
-"""
-
 SAMPLE_COLUMNS = (
     "run_id", "model", "settings_key", "prompt_set", "variant", "task_id", "temperature",
     "sample_index", "mode", "raw", "completion", "program", "form", "finish_reason",
-    "prompt_tokens", "completion_tokens", "latency", "error", "created_at",
+    "prompt_tokens", "completion_tokens", "latency", "error", "created_at", "tokens_estimated",
+    "entry_point", "repairs", "unrepairable",
 )  # fmt: skip
+HEARTBEAT_EVERY = 10.0
+"""Seconds between heartbeats of a running run."""
 
 
 @dataclass(frozen=True)
@@ -85,8 +55,17 @@ class StoredSample:
     latency: float | None = None
     error: str | None = None
     run_id: int | None = None
+    entry_point: str | None = None
+    """The function the prompt asked for when its variant renames the task's entry point."""
+    repairs: str | None = None
+    """What was done to the output to make it the program the model meant (`; `-separated)."""
+    unrepairable: str | None = None
+    """Why the program cannot run as the model meant it (it is stored and fails its tests)."""
     id: int | None = None
     """The row id, set on samples read back from the store."""
+    tokens_estimated: bool | None = None
+    """True when completion_tokens is this sample's share of its request's total (a server
+    that reports usage per request only), False when it is the sample's own count."""
 
     @property
     def ok(self) -> bool:
@@ -94,21 +73,19 @@ class StoredSample:
 
 
 class SampleStore:
-    """A SQLite sample store; open one per process (and per thread that writes)."""
+    """A SQLite sample store; open one per process (and per thread that writes). With
+    `read_only`, nothing is written (`report`, `export`; the file may be on a read-only disk)."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, read_only: bool = False) -> None:
         self.path = Path(path)
-        if self.path.exists() and self.path.is_dir():
-            raise GenerationError(f"{self.path}: is a folder; give a file path for the store")
-        try:
-            self.db = sqlite3.connect(self.path, timeout=30)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.executescript(SCHEMA)
-        except sqlite3.DatabaseError as error:
-            raise GenerationError(
-                f"{self.path}: not a cloneprobe store ({error}); give a new or existing store path"
-            ) from error
+        self.read_only = read_only
+        if read_only:
+            self.db, self.version = open_read_only(self.path)
+        else:
+            self.db = open_for_writing(self.path)
+            self.version = 2
+            self._close_dead_runs()
+        self._beats: dict[int, float] = {}
 
     def close(self) -> None:
         self.db.close()
@@ -119,13 +96,32 @@ class SampleStore:
     def __exit__(self, *exc) -> None:
         self.close()
 
+    def _write(self, sql: str, params=()) -> sqlite3.Cursor:
+        try:
+            with self.db:
+                return self.db.execute(sql, params)
+        except sqlite3.OperationalError as error:
+            if "locked" in str(error):
+                raise busy(self.path) from None
+            raise
+
     def start_run(self, model: str, settings: dict, versions: dict) -> int:
-        with self.db:
-            cursor = self.db.execute(
-                "INSERT INTO runs (model, settings, versions, started_at) VALUES (?, ?, ?, ?)",
-                (model, json.dumps(settings, sort_keys=True), json.dumps(versions), time.time()),
-            )
+        owner = Owner.this_process()
+        now = time.time()
+        cursor = self._write(
+            "INSERT INTO runs (model, settings, versions, started_at, pid, pid_started, host, "
+            "heartbeat_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (model, json.dumps(settings, sort_keys=True), json.dumps(versions), now,
+             owner.pid, owner.started, owner.host, now),
+        )  # fmt: skip
         return int(cursor.lastrowid)  # type: ignore[arg-type]
+
+    def beat(self, run_id: int) -> None:
+        """Record that the run is alive (at most every HEARTBEAT_EVERY seconds)."""
+        now = time.time()
+        if now - self._beats.get(run_id, 0.0) >= HEARTBEAT_EVERY:
+            self._beats[run_id] = now
+            self._write("UPDATE runs SET heartbeat_at = ? WHERE id = ?", (now, run_id))
 
     def end_run(self, run_id: int, status: str = "finished") -> None:
         with self.db:
@@ -133,8 +129,37 @@ class SampleStore:
                 "UPDATE runs SET ended_at = ?, status = ? WHERE id = ?",
                 (time.time(), status, run_id),
             )
+            self.db.execute("DELETE FROM claims WHERE run_id = ?", (run_id,))
+
+    def _owner_columns(self) -> str:
+        if self.version >= 2:
+            return "pid, pid_started, host, heartbeat_at"
+        return "NULL, NULL, NULL, NULL"
+
+    def _dead_running_runs(self) -> list[int]:
+        now = time.time()
+        rows = self.db.execute(
+            f"SELECT id, {self._owner_columns()} FROM runs WHERE status = 'running'"
+        ).fetchall()
+        return [row[0] for row in rows if not is_alive(row[1], row[2], row[3], row[4], now)]
+
+    def _close_dead_runs(self) -> None:
+        """Mark runs whose process has gone (SIGKILL, a crash) as interrupted, and release
+        their claims, so nothing stays 'running' for ever."""
+        dead = self._dead_running_runs()
+        if not dead:
+            return
+        marks = ", ".join("?" for _ in dead)
+        with self.db:
+            self.db.execute(
+                f"UPDATE runs SET status = 'interrupted', ended_at = COALESCE(heartbeat_at, "
+                f"started_at) WHERE id IN ({marks}) AND status = 'running'",
+                dead,
+            )
+            self.db.execute(f"DELETE FROM claims WHERE run_id IN ({marks})", dead)
 
     def runs(self) -> list[dict]:
+        dead = set(self._dead_running_runs())
         cursor = self.db.execute(
             "SELECT id, model, settings, versions, started_at, ended_at, status "
             "FROM runs ORDER BY id"
@@ -147,10 +172,42 @@ class SampleStore:
                 "versions": json.loads(row[3]),
                 "started_at": row[4],
                 "ended_at": row[5],
-                "status": row[6],
+                "status": "interrupted" if row[0] in dead else row[6],
             }
             for row in cursor
         ]
+
+    def claim(self, run_id: int, model: str, settings_key: str,
+              wanted: list[tuple[str, str, str, float, int]]) -> set[tuple]:  # fmt: skip
+        """Claim for `run_id` those of `wanted` (prompt set, variant, task, temperature, index)
+        that are neither stored without error nor claimed by a live run; returns those."""
+        self._close_dead_runs()
+        if not wanted:
+            return set()
+        try:
+            with self.db:
+                self.db.execute("CREATE TEMP TABLE IF NOT EXISTS wanted (prompt_set, variant, "
+                                "task_id, temperature, sample_index)")  # fmt: skip
+                self.db.execute("DELETE FROM temp.wanted")
+                self.db.executemany("INSERT INTO temp.wanted VALUES (?, ?, ?, ?, ?)", wanted)
+                self.db.execute(
+                    "INSERT OR IGNORE INTO claims SELECT ?, ?, w.prompt_set, w.variant, "
+                    "w.task_id, w.temperature, w.sample_index, ? FROM temp.wanted w "
+                    "WHERE NOT EXISTS (SELECT 1 FROM samples s WHERE s.model = ? AND "
+                    "s.settings_key = ? AND s.prompt_set = w.prompt_set AND s.variant = "
+                    "w.variant AND s.task_id = w.task_id AND s.temperature = w.temperature AND "
+                    "s.sample_index = w.sample_index AND s.error IS NULL)",
+                    (model, settings_key, run_id, model, settings_key),
+                )
+                rows = self.db.execute(
+                    "SELECT prompt_set, variant, task_id, temperature, sample_index FROM claims "
+                    "WHERE run_id = ?", (run_id,),
+                ).fetchall()  # fmt: skip
+        except sqlite3.OperationalError as error:
+            if "locked" in str(error):
+                raise busy(self.path) from None
+            raise
+        return {(r[0], r[1], r[2], float(r[3]), int(r[4])) for r in rows}
 
     def done_keys(self, model: str, settings_key: str) -> set[tuple[str, str, str, float, int]]:
         """(prompt set, variant, task, temperature, index) of the samples already stored
@@ -174,6 +231,8 @@ class SampleStore:
         updates = ", ".join(
             f"{c} = excluded.{c}" for c in SAMPLE_COLUMNS if c not in UNIQUE_COLUMNS
         )
+        if not rows:
+            return 0
         with self.db:
             cursor = self.db.executemany(
                 f"INSERT INTO samples ({', '.join(SAMPLE_COLUMNS)}) VALUES ({placeholders}) "
@@ -188,7 +247,10 @@ class SampleStore:
         models: list[str] | None = None,
         prompt_sets: list[str] | None = None,
         include_errors: bool = False,
+        light: bool = False,
     ) -> Iterator[StoredSample]:
+        """Stored samples in (model, prompt set, variant, temperature, task, index) order,
+        streamed; `light` leaves out the texts (raw, completion, program)."""
         where, params = [], []
         if models:
             where.append(f"model IN ({', '.join('?' for _ in models)})")
@@ -199,6 +261,11 @@ class SampleStore:
         if not include_errors:
             where.append("error IS NULL")
         fields = [f for f in StoredSample.__dataclass_fields__]
+        if self.version < 2:  # read-only access to a store not migrated: columns it lacks
+            for newer in ("tokens_estimated", "entry_point", "repairs", "unrepairable"):
+                fields[fields.index(newer)] = "NULL"
+        if light:
+            fields = ["NULL" if f in ("raw", "completion", "program") else f for f in fields]
         query = f"SELECT {', '.join(fields)} FROM samples"
         if where:
             query += " WHERE " + " AND ".join(where)

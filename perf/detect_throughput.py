@@ -207,9 +207,13 @@ def benchmark(scale: float, seed: int, profile_whole: bool) -> dict[str, Any]:
     }
 
     spec = get_language("python")
-    extractor = FragmentExtractor(spec)
+    extractor = FragmentExtractor(spec, NICAD.layout)
     (frags_a, frags_b), extract_s = timed(
         lambda: (extract_all(extractor, canon), extract_all(extractor, big))
+    )
+    statements = FragmentExtractor(spec, DEFAULT.layout)
+    (default_a, default_b), default_extract_s = timed(
+        lambda: (extract_all(statements, canon), extract_all(statements, big))
     )
     n_frags = len(frags_a) + len(frags_b)
     figures["extraction"] = {
@@ -217,6 +221,9 @@ def benchmark(scale: float, seed: int, profile_whole: bool) -> dict[str, Any]:
         "fragments": n_frags,
         "seconds": extract_s,
         "fragments_per_s": n_frags / extract_s,
+        "layout": NICAD.layout,
+        "statements_layout_seconds": default_extract_s,
+        "statements_layout_fragments_per_s": (len(default_a) + len(default_b)) / default_extract_s,
     }
 
     figures["nicad"] = {
@@ -225,14 +232,14 @@ def benchmark(scale: float, seed: int, profile_whole: bool) -> dict[str, Any]:
     }
     figures["default"] = {
         "min_lines": DEFAULT.min_lines,
-        "types": [run_type(frags_a, frags_b, DEFAULT, t, None) for t in ("1", "2", "3")],
+        "types": [run_type(default_a, default_b, DEFAULT, t, None) for t in ("1", "2", "3")],
     }
-    del frags_a, frags_b
+    del frags_a, frags_b, default_a, default_b
 
     ladder = DetectorConfig(profile=NICAD, types=LADDER, min_lines=NICAD_MIN_LINES)
 
     def whole_run():
-        fresh = FragmentExtractor(spec)
+        fresh = FragmentExtractor(spec, NICAD.layout)
         return compare_systems(extract_all(fresh, canon), extract_all(fresh, big), ladder)
 
     profiler = cProfile.Profile() if profile_whole else None
@@ -255,7 +262,7 @@ def benchmark(scale: float, seed: int, profile_whole: bool) -> dict[str, Any]:
     }
     del report
 
-    small_extractor = FragmentExtractor(spec)
+    small_extractor = FragmentExtractor(spec, NICAD.layout)
     (small_a, small_b), small_extract_s = timed(
         lambda: (extract_all(small_extractor, canon), extract_all(small_extractor, small))
     )
@@ -322,7 +329,9 @@ def print_report(figures: dict[str, Any]) -> None:
     print(
         f"extraction (parse + pretty-print): {extraction['files']:,} files -> "
         f"{extraction['fragments']:,} fragments in {extraction['seconds']:.2f} s = "
-        f"{extraction['fragments_per_s']:,.0f} fragments/s"
+        f"{extraction['fragments_per_s']:,.0f} fragments/s ({extraction['layout']} layout, "
+        f"nicad; statements layout, default: {extraction['statements_layout_seconds']:.2f} s = "
+        f"{extraction['statements_layout_fragments_per_s']:,.0f} fragments/s)"
     )
     print_profile("nicad", figures["nicad"])
     print_profile("default", figures["default"])

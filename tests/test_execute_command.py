@@ -315,3 +315,9 @@ def test_report_after_audit_with_execute_shows_the_correctness_table(audited):
                    "50.0", "50.0", "50.0 (16.7)"]  # fmt: skip
     html = (audited["folder"] / "report.html").read_text(encoding="utf-8")
     assert html_table(html, CORRECTNESS_HEADING)[1] == row
+
+
+def test_the_report_names_the_isolation_the_samples_ran_under(executed):
+    isolation = executed["first"]["settings"]["execution"]["isolation"]
+    assert sum(isolation.values()) == len(SAMPLES)
+    assert set(isolation) <= {"namespaces", "guard"}

@@ -62,24 +62,36 @@ def _entry_function(problem: dict) -> tuple[str, ast.FunctionDef]:
     return source, function
 
 
+def _docstring(function: ast.FunctionDef) -> ast.stmt | None:
+    """The leading bare string, also after leading imports (HumanEval/115's `import math`)."""
+    statements = (s for s in function.body if not isinstance(s, (ast.Import, ast.ImportFrom)))
+    first = next(statements, None)
+    return first if first is not None and _is_docstring(first) else None
+
+
 def independent_size(problem: dict) -> int:
     """The signature line plus the body's statement lines, docstring left out."""
     _, function = _entry_function(problem)
-    body = function.body[1:] if _is_docstring(function.body[0]) else function.body
-    return 1 + _statement_lines(body)
+    docstring = _docstring(function)
+    return 1 + _statement_lines([s for s in function.body if s is not docstring])
 
 
 def independent_body_tokens(problem: dict) -> int:
     """Python's own tokens of the body after the docstring (comments, layout and statement
     separators `;` not counted)."""
     source, function = _entry_function(problem)
-    body = function.body[1:] if _is_docstring(function.body[0]) else function.body
+    docstring = _docstring(function)
+    body = [s for s in function.body if s is not docstring]
     lines = source.splitlines(keepends=True)
-    segment = textwrap.dedent("".join(lines[body[0].lineno - 1 : function.end_lineno]))
+    first = body[0].lineno
+    segment = textwrap.dedent("".join(lines[first - 1 : function.end_lineno]))
+    skipped = range(docstring.lineno, (docstring.end_lineno or 0) + 1) if docstring else range(0)
     return sum(
         1
         for token in tokenize.generate_tokens(io.StringIO(segment).readline)
-        if token.type not in NOT_TOKENS and token.string != ";"
+        if token.type not in NOT_TOKENS
+        and token.string != ";"
+        and token.start[0] + first - 1 not in skipped
     )
 
 

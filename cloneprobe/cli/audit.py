@@ -42,18 +42,20 @@ def audit_command(**options) -> None:
     from ..benchmarks import load_benchmark
     from ..generation import SampleStore
     from ..pipeline import detect_and_report, generate, generated_samples
+    from .checks import check_outputs
     from .console import (
-        BarReporter,
         emit_report,
         error_console,
         generation_table,
         output_console,
+        progress_reporter,
     )
 
+    check_outputs(options)
     settings = generation_settings(options)
     detection = detection_settings(options)
     signals = signal_settings(options)
-    reporter = BarReporter(error_console())
+    reporter = progress_reporter()
     generated = generate(settings, reporter)
     error_console().print(generation_table(generated.summaries))
     benchmark = load_benchmark(settings.benchmark)
@@ -64,11 +66,11 @@ def audit_command(**options) -> None:
         )
         if signals is not None:
             from ..benchmarks import load_prompt_sets
-            from ..signal_report import attach_signals
+            from ..pipeline import attach_signals
 
             prompt_sets = load_prompt_sets(settings.prompts, benchmark)
             attach_signals(report, store, benchmark, samples, prompt_sets, signals, reporter)
-    emit_report(report, options)
+        emit_report(report, options)
     if signals is not None and not options.get("as_json"):
         from ..reports.signals_text import print_signal_groups
 

@@ -29,10 +29,12 @@ def detect_command(**options) -> None:
       cloneprobe detect samples.jsonl --model codex --temperature 0.8 --report out/
     """
     from ..pipeline import report_on_source
-    from .console import BarReporter, emit_report, error_console
+    from .checks import check_outputs
+    from .console import emit_report, progress_reporter
 
+    check_outputs(options)
     report = report_on_source(
-        sample_source(options), detection_settings(options), BarReporter(error_console()),
+        sample_source(options), detection_settings(options), progress_reporter(),
         execution_settings(options),
     )  # fmt: skip
     emit_report(report, options)

@@ -24,19 +24,23 @@ def execute_command(**options) -> None:
     """Run samples (a store, or sample files) against their tasks' tests in the sandbox and
     report pass@k beside the clone counts.
 
-    Each sample runs in its own process with a timeout, CPU, memory and file-size limits, no
-    network and a throwaway working directory; results are stored, so a re-run executes only
-    what is missing.
+    Each sample runs in its own process, in kernel namespaces where the machine allows them
+    (no network, a read-only filesystem with a private /tmp, its own process space), with a
+    timeout and CPU, memory, file-size and process limits; the tests run in a separate harness
+    process, which alone decides passed. Results are stored, so a re-run executes only what is
+    missing; the report names the isolation the samples ran under.
 
     \b
       cloneprobe execute                                  # the default store
       cloneprobe execute samples.jsonl --model codex --temperature 0.8 --workers 2
     """
     from ..pipeline import report_on_source
-    from .console import BarReporter, emit_report, error_console
+    from .checks import check_outputs
+    from .console import emit_report, progress_reporter
 
+    check_outputs(options)
     report = report_on_source(
-        sample_source(options), detection_settings(options), BarReporter(error_console()),
+        sample_source(options), detection_settings(options), progress_reporter(),
         execution_settings(options, always=True),
     )  # fmt: skip
     emit_report(report, options)

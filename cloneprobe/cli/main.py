@@ -7,6 +7,8 @@ pipeline it runs inside its own function, so `cloneprobe --help` starts fast.
 from __future__ import annotations
 
 import logging
+import signal
+import sqlite3
 import sys
 
 import click
@@ -14,6 +16,7 @@ import click
 from ..benchmarks.errors import BenchmarkError
 from ..clones.errors import CloneDetectorError
 from ..generation.errors import GenerationError
+from ..scan.errors import ScanError
 from ..signals.base import SignalError
 from .audit import audit_command
 from .clones import clones_command
@@ -25,9 +28,10 @@ from .generate import generate_command
 from .imports import import_command
 from .prompts import prompts_command
 from .report import report_command
+from .scan import scan_command
 from .signals import signals_command
 
-USER_ERRORS = (CloneDetectorError, BenchmarkError, GenerationError, SignalError)
+USER_ERRORS = (CloneDetectorError, BenchmarkError, GenerationError, ScanError, SignalError)
 """Exceptions whose message a user can act on: printed as one red line, exit code 2."""
 
 
@@ -35,9 +39,26 @@ def _print_error(label: str, style: str, message: str) -> None:
     from rich.console import Console
     from rich.text import Text
 
+    from ..safe_text import one_line
+
     line = Text(f"{label}: ", style=style)
-    line.append(message)  # plain text: a message quoting user input is never markup
+    line.append(one_line(message))  # plain text: a message quoting user input is never markup
     Console(stderr=True).print(line, highlight=False, soft_wrap=True)
+
+
+def _usage_message(ctx: click.Context, error: click.UsageError) -> str:
+    """click's usage error as one line, with the help to read."""
+    command = error.ctx.command_path if error.ctx else ctx.command_path
+    return f"{error.format_message()}; see `{command} --help`"
+
+
+def _sigterm_as_interrupt(signum, frame) -> None:
+    """SIGTERM ends a command as Ctrl-C does: what was stored is kept, the run is marked."""
+    raise KeyboardInterrupt
+
+
+def _debug(ctx: click.Context) -> bool:
+    return bool(ctx.obj and ctx.obj.get("debug"))
 
 
 class _Group(click.Group):
@@ -45,11 +66,33 @@ class _Group(click.Group):
 
     def invoke(self, ctx: click.Context):
         try:
+            previous = signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
+        except ValueError:  # not the main thread: leave signals alone
+            previous = None
+        try:
             return super().invoke(ctx)
         except USER_ERRORS as error:
-            if ctx.obj and ctx.obj.get("debug"):
+            if _debug(ctx):
                 raise
             _print_error("error", "red", str(error))
+            sys.exit(2)
+        except click.UsageError as error:
+            _print_error("error", "red", _usage_message(ctx, error))
+            sys.exit(2)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+            raise
+        except sqlite3.Error as error:
+            if _debug(ctx):
+                raise
+            _print_error("error", "red", f"the store cannot be used ({error}); check the --store "
+                         "path, or run with --debug for details")  # fmt: skip
+            sys.exit(2)
+        except OSError as error:
+            if _debug(ctx):
+                raise
+            where = f"{error.filename}: " if error.filename else ""
+            _print_error("error", "red", f"{where}{error.strerror or error}; check the path and "
+                         "its permissions")  # fmt: skip
             sys.exit(2)
         except KeyboardInterrupt:
             _print_error(
@@ -57,6 +100,15 @@ class _Group(click.Group):
                 "what was stored is kept; run the same command again to resume",
             )  # fmt: skip
             sys.exit(130)
+        except Exception as error:  # a bug: still one line, the traceback with --debug
+            if _debug(ctx):
+                raise
+            _print_error("internal error", "red", f"{type(error).__name__}: {error}; run again "
+                         "with --debug for the traceback and report it")  # fmt: skip
+            sys.exit(1)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -81,7 +133,7 @@ def main(ctx: click.Context, debug: bool) -> None:
 
 for _command in (clones_command, prompts_command, generate_command, import_command,
                  export_command, audit_command, detect_command, report_command,
-                 execute_command, signals_command, control_command):  # fmt: skip
+                 execute_command, scan_command, signals_command, control_command):  # fmt: skip
     main.add_command(_command)
 
 if __name__ == "__main__":  # pragma: no cover

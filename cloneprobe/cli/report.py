@@ -20,31 +20,25 @@ from .options import detection_settings, detector_options, report_options
 @report_options
 def report_command(store_path, models, prompt_sets, benchmark_spec, **options) -> None:
     """Render the stored results again, in any format (detecting what is not yet judged
-    under the chosen detector settings).
+    under the chosen detector settings). The store is opened read-only: verdicts not stored
+    yet are computed for this report only (`detect` stores them).
 
     \b
       cloneprobe report --report out/
       cloneprobe report --profile nicad --json > nicad.json
     """
-    import sqlite3
-
     from ..benchmarks import load_benchmark
-    from ..generation import GenerationError, SampleStore
+    from ..generation import SampleStore
     from ..pipeline import detect_and_report, select_samples
-    from .console import BarReporter, emit_report, error_console
+    from .checks import check_outputs
+    from .console import emit_report, progress_reporter
 
-    if not store_path.exists():
-        raise GenerationError(f"{store_path}: no such store; run cloneprobe audit first")
+    check_outputs(options)
     benchmark = load_benchmark(benchmark_spec)
     detection = detection_settings(options)
-    try:
-        with SampleStore(store_path) as store:
-            samples = select_samples(store, list(models), list(prompt_sets))
-            if not samples:
-                raise GenerationError(f"{store_path}: no samples match")
-            report = detect_and_report(
-                store, benchmark, detection, samples, BarReporter(error_console())
-            )
-    except sqlite3.DatabaseError as error:
-        raise GenerationError(f"{store_path}: {error}") from error
-    emit_report(report, options)
+    with SampleStore(store_path, read_only=True) as store:
+        samples = select_samples(store, list(models), list(prompt_sets))
+        report = detect_and_report(
+            store, benchmark, detection, samples, progress_reporter()
+        )
+        emit_report(report, options)

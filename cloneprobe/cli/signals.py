@@ -33,12 +33,14 @@ def signals_command(**options) -> None:
       cloneprobe signals runs.sqlite --signals min_k,cdd --json
       cloneprobe signals --reference-model hf:./base-model
     """
-    from ..signal_report import signals_on_source
-    from .console import BarReporter, emit_report, error_console, output_console
+    from ..pipeline import signals_on_source
+    from .checks import check_outputs
+    from .console import emit_report, output_console, progress_reporter
 
     signals = signal_settings(options)  # names checked before anything is opened
+    check_outputs(options)
     report = signals_on_source(
-        sample_source(options), detection_settings(options), signals, BarReporter(error_console())
+        sample_source(options), detection_settings(options), signals, progress_reporter()
     )
     if options.get("as_json") or options.get("report_dir"):
         emit_report(report, options)

@@ -17,82 +17,118 @@ Schema (`schema`: "cloneprobe.audit/1"):
 - `samples`: `model`, `temperature`, `prompt_set`, `variant`, `task_id`, `sample`,
   `clone_type` (1, 2, 3 or null: the most specific found), `similarity`, `trivial_type`, and
   `passed` and `reason` when executed;
-- `evidence`: every clone pair with the canonical and sample lines compared.
+- `evidence`: clone pairs with the canonical and sample lines compared: every pair, up to
+  `evidence_per_task` per group and task (`evidence_total` counts them all; every pair is in
+  the JSON-lines file `evidence_file` beside the report);
+- `skipped`: samples not judged, by reason (e.g. over the size cap).
 """
 
 from __future__ import annotations
 
+from collections import Counter
+
 from ..aggregate import Group, compare_prompt_sets, prompt_label
-from ..clones import FragmentExtractor, SourceFile, type_named
+from ..clones import FragmentExtractor, SourceFile, rank_of, type_named
 from ..clones.normalize import compared_lines
-from ..detection import CanonicalFragments, DetectionSettings
+from ..detection import CanonicalFragments, DetectionSettings, Verdict
+from .spool import RowSpool
 
 SCHEMA_VERSION = "cloneprobe.audit/1"
+EVIDENCE_PER_TASK = 10
+"""Clone pairs shown per group and task in the report (all are in the evidence file)."""
+EVIDENCE_FILE = "evidence.jsonl"
 
 
-def build_report(
-    groups: list[Group],
-    settings: DetectionSettings,
-    canonicals: CanonicalFragments,
-    sampling: list[dict],
-    evidence: bool = True,
-    executions: dict | None = None,
-) -> dict:
-    samples, pairs = [], []
-    for group in groups:
-        for judged in group.samples:
-            sample, verdict = judged.sample, judged.verdict
-            samples.append(
-                {
-                    "model": sample.model,
-                    "temperature": sample.temperature,
-                    "prompt_set": group.label,
-                    "variant": sample.variant,
-                    "task_id": sample.task_id,
-                    "sample": sample.sample_index,
-                    "clone_type": int(judged.rank) if judged.rank else None,
-                    "similarity": verdict.similarity,
-                    "trivial_type": verdict.trivial_type,
-                    **_execution(executions, sample.id),
-                }
-            )
-            if evidence:
-                pairs += [
-                    _evidence(canonicals, settings, group, sample, pair)
-                    for pair in verdict.pairs
-                    if not pair["trivial"]
-                ]
-    return {
-        "schema": SCHEMA_VERSION,
-        "profile": settings.config.profile.name,
-        "settings": {**settings.describe(), "sampling": sampling},
-        "groups": [group.summary(executions) for group in groups],
-        "comparisons": compare_prompt_sets(groups),
-        "samples": samples,
-        "evidence": pairs,
-    }
+class ReportBuilder:
+    """Collects a report sample by sample: the per-sample rows and all evidence go to disk,
+    only a bounded sample of the evidence stays in memory."""
+
+    def __init__(self, settings: DetectionSettings, canonicals: CanonicalFragments,
+                 evidence: bool = True, per_task: int = EVIDENCE_PER_TASK) -> None:  # fmt: skip
+        self.settings, self.canonicals = settings, canonicals
+        self.evidence, self.per_task = evidence, per_task
+        self.samples = RowSpool()
+        self.all_evidence = RowSpool()
+        self.shown: list[dict] = []
+        self.shown_per_task: Counter = Counter()
+        self.skipped: Counter = Counter()
+        self.isolation: Counter = Counter()
+
+    def add(self, group: Group, sample, verdict: Verdict, execution=None) -> None:
+        """One judged sample (a stored sample: model, task_id, sample_index, program ...)."""
+        rank = rank_of(verdict.clone_type)
+        if execution is not None:
+            self.isolation[execution.isolation or "unknown"] += 1
+        self.samples.append(
+            {
+                "model": sample.model,
+                "temperature": sample.temperature,
+                "prompt_set": group.label,
+                "variant": sample.variant,
+                "task_id": sample.task_id,
+                "sample": sample.sample_index,
+                "clone_type": int(rank) if rank else None,
+                "similarity": verdict.similarity,
+                "trivial_type": verdict.trivial_type,
+                **_execution(execution),
+            }
+        )
+        if not self.evidence:
+            return
+        for pair in verdict.pairs:
+            if pair["trivial"]:
+                continue
+            row = _evidence(self.canonicals, self.settings, sample, pair)
+            self.all_evidence.append(row)
+            key = (id(group), sample.task_id)
+            if self.shown_per_task[key] < self.per_task:
+                self.shown_per_task[key] += 1
+                self.shown.append(row)
+
+    def finish(self, groups: list[Group], sampling: list[dict]) -> dict:
+        return {
+            "schema": SCHEMA_VERSION,
+            "profile": self.settings.config.profile.name,
+            "settings": {
+                **self.settings.describe(),
+                "sampling": sampling,
+                "execution": {"isolation": dict(self.isolation)},
+            },
+            "groups": [group.summary() for group in groups],
+            "comparisons": compare_prompt_sets(groups),
+            "samples": self.samples,
+            "evidence": self.shown,
+            "evidence_total": len(self.all_evidence),
+            "evidence_per_task": self.per_task,
+            "evidence_file": EVIDENCE_FILE,
+            "_all_evidence": self.all_evidence,  # not in report.json: written to evidence_file
+            "skipped": dict(self.skipped),
+        }
 
 
-def _execution(executions: dict | None, sample_id) -> dict:
-    result = executions.get(sample_id) if executions else None
+def _execution(result) -> dict:
     return {"passed": result.passed, "reason": result.reason} if result else {}
 
 
-def _evidence(canonicals, settings, group, sample, pair: dict) -> dict:
+def _evidence(canonicals, settings, sample, pair: dict) -> dict:
+    layout = settings.config.profile.layout
     canonical = next(
         (
             f
-            for f in canonicals.of(pair["canonical_task"])
+            for f in canonicals.of(pair["canonical_task"], layout)
             if [f.start_line, f.end_line] == pair["canonical_lines"]
         ),
         None,
     )
     task = canonicals.benchmark.get(sample.task_id)
-    extractor: FragmentExtractor = canonicals.extractor(task.language if task else "python")
+    language = task.language if task else "python"
+    extractor: FragmentExtractor = canonicals.extractor(language, layout)
     fragment = next(
         (
             f
-            for f in extractor.extract(SourceFile("sample", sample.program or ""))
+            for f in extractor.extract(
+                SourceFile("sample", settings.sample_text(sample.program or "", language))
+            )
             if [f.start_line, f.end_line] == pair["sample_lines"]
         ),
         None,

@@ -8,6 +8,7 @@ from rich.text import Text
 
 from ..align import align_lines
 from ..clones import ClonePair, CloneReport
+from ..safe_text import printable, terminal_text
 
 
 def settings_line(report: CloneReport) -> str:
@@ -29,15 +30,15 @@ def pairs_table(title: str, pairs: tuple[ClonePair, ...], class_of: dict[int, in
     table.add_column("system B", overflow="fold")
     table.add_column("class", justify="right")
     for number, pair in enumerate(pairs, start=1):
-        marks = (
-            " [yellow](syntax errors)[/yellow]" if pair.a.has_errors or pair.b.has_errors else ""
-        )
+        system_b = terminal_text(f"{pair.b.location} {pair.b.name}")
+        if pair.a.has_errors or pair.b.has_errors:
+            system_b.append(" (syntax errors)", style="yellow")
         table.add_row(
             str(number),
             pair.clone_type.name,
             str(pair.similarity),
-            f"{pair.a.location} {pair.a.name}",
-            f"{pair.b.location} {pair.b.name}{marks}",
+            terminal_text(f"{pair.a.location} {pair.a.name}"),
+            system_b,
             str(class_of.get(id(pair.a), "")),
         )
     return table
@@ -52,16 +53,16 @@ def side_by_side(pair: ClonePair, report: CloneReport) -> Table:
     table.add_column("system B", overflow="fold")
     for same, a_line, b_line in align_lines(left, right):
         if same:
-            table.add_row(" ", a_line, b_line)
+            table.add_row(" ", terminal_text(a_line), terminal_text(b_line))
         else:
-            table.add_row(Text("≠", style="red"), Text(a_line, "red"), Text(b_line, "green"))
+            table.add_row(Text("≠", style="red"), Text(printable(a_line), "red"),
+                          Text(printable(b_line), "green"))  # fmt: skip
     return table
 
 
 def print_clone_report(report: CloneReport, console: Console, explain: bool = False) -> None:
-    console.print(
-        f"[bold]cloneprobe clones[/bold]: {settings_line(report)}", highlight=False, soft_wrap=True
-    )
+    title = Text("cloneprobe clones", style="bold").append(": " + settings_line(report))
+    console.print(title, highlight=False, soft_wrap=True)
     for label, stats in (("A", report.system_a), ("B", report.system_b)):
         errors = f", {stats.with_errors} with syntax errors" if stats.with_errors else ""
         console.print(
@@ -90,11 +91,9 @@ def print_clone_report(report: CloneReport, console: Console, explain: bool = Fa
     if explain:
         for pair in (*clones, *trivial):
             kind = "trivial, " if pair.trivial else ""
-            console.print(
-                f"\n[bold]{pair.a.location}[/bold] ~ [bold]{pair.b.location}[/bold]: "
-                f"{kind}type {pair.clone_type.name}, {pair.similarity}% "
-                f"(renaming {pair.clone_type.rename})",
-                highlight=False,
-                soft_wrap=True,
-            )
+            title = Text("\n").append(terminal_text(pair.a.location, "bold"))
+            title.append(" ~ ").append(terminal_text(pair.b.location, "bold"))
+            title.append(f": {kind}type {pair.clone_type.name}, {pair.similarity}% "
+                         f"(renaming {pair.clone_type.rename})")  # fmt: skip
+            console.print(title, highlight=False, soft_wrap=True)
             console.print(side_by_side(pair, report))

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import csv
 import io
-import json
+import os
+import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..aggregate import TYPES
+from ..safe_text import csv_cell, latex_text, markdown_text
 from .html import render_html
+from .spool import RowSpool, json_chunks
 from .tables import (
     COMPARISON_COLUMNS,
     COMPARISON_HEADER,
     CORRECTNESS_HEADER,
+    CORRECTNESS_TITLE,
     GROUP_COLUMNS,
     GROUP_HEADER,
     comparison_rows,
@@ -20,19 +25,33 @@ from .tables import (
     display_correctness_rows,
     display_group_rows,
     group_rows,
+    isolation_line,
     settings_line,
 )
 
 
 def render_json(report: dict) -> str:
-    return json.dumps(report, indent=2)
+    return "".join(json_chunks(report))
+
+
+def render_evidence_jsonl(report: dict) -> str:
+    return "".join(line + "\n" for line in _all_evidence(report).lines())
+
+
+def _all_evidence(report: dict) -> RowSpool:
+    spool = report.get("_all_evidence")
+    if spool is None:
+        spool = RowSpool()
+        for row in report["evidence"]:
+            spool.append(row)
+    return spool
 
 
 def _csv(header: list[str], rows: list[list]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
-    writer.writerows(rows)
+    writer.writerows([csv_cell(cell) for cell in row] for row in rows)
     return out.getvalue()
 
 
@@ -46,7 +65,7 @@ def render_comparisons_csv(report: dict) -> str:
 
 def _markdown_table(header: list[str], rows: list[list]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(markdown_text(cell) for cell in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
@@ -66,19 +85,21 @@ def render_markdown(report: dict) -> str:
     correctness = display_correctness_rows(report)
     if correctness:
         table = _markdown_table(CORRECTNESS_HEADER, correctness)
-        parts += ["## pass@k (percent) beside memorization", table]
-    parts.append(f"{len(report['evidence'])} clone pairs as evidence (see the HTML report).")
+        parts += [f"## {CORRECTNESS_TITLE}", table, isolation_line(report)]
+    total = report.get("evidence_total", len(report["evidence"]))
+    parts.append(f"{total} clone pairs as evidence (see the HTML report and "
+                 f"{report.get('evidence_file', 'report.json')}).")  # fmt: skip
     return "\n\n".join(parts) + "\n"
 
 
-LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-    "_": r"\_", "%": r"\%", "&": r"\&", "#": r"\#", "$": r"\$", "{": r"\{", "}": r"\}",
-}  # fmt: skip
-
-
 def _latex_escape(text: str) -> str:
-    return "".join(LATEX_SPECIAL.get(char, char) for char in text)
+    return latex_text(text)
+
+
+def _heading(label: str) -> str:
+    """A prompt-set label as a column heading: first letter up, the rest as written
+    (`fixed:P1` -> `Fixed:P1`, where str.capitalize would give `Fixed:p1`)."""
+    return label[:1].upper() + label[1:]
 
 
 def render_latex(report: dict) -> str:
@@ -90,7 +111,7 @@ def render_latex(report: dict) -> str:
         rows.setdefault((g["label"], g["temperature"]), {})[g["prompt_set"]] = g
     columns = "l" + "rrr" * len(labels)
     header = " & ".join(
-        rf"\multicolumn{{3}}{{c}}{{{_latex_escape(label.capitalize())}}}" for label in labels
+        rf"\multicolumn{{3}}{{c}}{{{_latex_escape(_heading(label))}}}" for label in labels
     )
     lines = [
         r"\begin{table}[t]",
@@ -123,17 +144,34 @@ REPORT_RENDERERS = {
     "report.md": render_markdown,
     "table6.tex": render_latex,
     "report.html": render_html,
+    "evidence.jsonl": render_evidence_jsonl,
 }
+STREAMED = {"report.json": json_chunks, "evidence.jsonl": lambda r: (
+    line + "\n" for line in _all_evidence(r).lines())}  # fmt: skip
+"""Files written piece by piece (they grow with the number of samples)."""
 REPORT_FILES = frozenset(REPORT_RENDERERS)
 """The files `--report DIR` writes."""
 
 
+def write_atomically(path: Path, text: str | Iterable[str]) -> None:
+    """Write `text` (or its pieces) to a temporary file beside `path`, then rename it over
+    `path`: a reader never sees half a report, and a failed write leaves the old file."""
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", errors="replace") as out:
+            out.writelines([text] if isinstance(text, str) else text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
 def write_reports(report: dict, folder: Path) -> list[Path]:
-    """Write every format into `folder`; returns the paths written."""
+    """Write every format into `folder` (each file atomically); returns the paths written."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for name, render in REPORT_RENDERERS.items():
         path = folder / name
-        path.write_text(render(report), encoding="utf-8")
+        write_atomically(path, STREAMED[name](report) if name in STREAMED else render(report))
         paths.append(path)
     return paths

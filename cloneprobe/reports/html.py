@@ -3,16 +3,17 @@ side-by-side evidence of every clone pair. No external assets."""
 
 from __future__ import annotations
 
-from html import escape
-
 from ..align import align_lines
+from ..safe_text import html_text as escape
 from .tables import (
     COMPARISON_HEADER,
     CORRECTNESS_HEADER,
+    CORRECTNESS_TITLE,
     GROUP_HEADER,
     display_comparison_rows,
     display_correctness_rows,
     display_group_rows,
+    isolation_line,
     settings_line,
 )
 
@@ -120,9 +121,16 @@ def render_html(report: dict) -> str:
         ]  # fmt: skip
     correctness = display_correctness_rows(report)
     if correctness:
-        body += ["<h2>pass@k (percent) beside memorization</h2>",
-                 _table(CORRECTNESS_HEADER, correctness)]  # fmt: skip
-    body.append(f"<h2>Evidence: {len(report['evidence'])} clone pairs</h2>")
+        body += [f"<h2>{CORRECTNESS_TITLE}</h2>", _table(CORRECTNESS_HEADER, correctness),
+                 f"<p>{escape(isolation_line(report))}</p>"]  # fmt: skip
+    total = report.get("evidence_total", len(report["evidence"]))
+    body.append(f"<h2>Evidence: {total} clone pairs</h2>")
+    if total > len(report["evidence"]):
+        body.append(
+            f"<p>Showing {len(report['evidence'])}: at most {report['evidence_per_task']} per "
+            f"group and task. Every pair is in {escape(report['evidence_file'])} beside this "
+            "page.</p>"
+        )
     body += [_evidence_html(pair) for pair in report["evidence"]]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

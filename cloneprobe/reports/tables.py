@@ -91,6 +91,16 @@ CORRECTNESS_HEADER = ["model", "temperature", "prompts", "executed", "pass@1", "
                       "w/o T1-2", "w/o T1-3 (drop)"]  # fmt: skip
 
 
+CORRECTNESS_TITLE = "pass@k (percent) beside memorization"
+
+
+def isolation_line(report: dict) -> str:
+    """Which isolation the executed samples ran under, for the line below the pass@k table."""
+    isolation = report["settings"].get("execution", {}).get("isolation", {})
+    ran = ", ".join(f"{name} ({count} samples)" for name, count in sorted(isolation.items()))
+    return f"sandbox isolation: {ran}" if ran else ""
+
+
 def display_correctness_rows(report: dict) -> list[list[str]]:
     """pass@k beside memorization, for the groups whose samples were executed."""
 

@@ -4,28 +4,33 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from ..align import align_lines
+from ..safe_text import terminal_text
 from .tables import (
     COMPARISON_HEADER,
     CORRECTNESS_HEADER,
+    CORRECTNESS_TITLE,
     GROUP_HEADER,
     display_comparison_rows,
     display_correctness_rows,
     display_group_rows,
+    isolation_line,
     settings_line,
 )
 
 
 def print_report(report: dict, console: Console, evidence: bool = False) -> None:
-    console.print(f"[bold]cloneprobe audit[/bold]: {settings_line(report)}", highlight=False,
-                  soft_wrap=True)  # fmt: skip
+    line = Text("cloneprobe audit", style="bold")
+    line.append(": ").append(terminal_text(settings_line(report)))
+    console.print(line, highlight=False, soft_wrap=True)
     table = Table(title="Tasks with a clone of the canonical solution (cumulative)",
                   title_justify="left")  # fmt: skip
     for number, column in enumerate(GROUP_HEADER):
         table.add_column(column, justify="left" if number < 3 else "right")
     for row in display_group_rows(report):
-        table.add_row(*row)
+        table.add_row(*map(terminal_text, row))
     console.print(table)
     comparisons = display_comparison_rows(report)
     if comparisons:
@@ -34,32 +39,38 @@ def print_report(report: dict, console: Console, evidence: bool = False) -> None
         for number, column in enumerate(COMPARISON_HEADER):
             comparison.add_column(column, justify="left" if number < 3 else "right")
         for row in comparisons:
-            comparison.add_row(*row)
+            comparison.add_row(*map(terminal_text, row))
         console.print(comparison)
     correctness = display_correctness_rows(report)
     if correctness:
-        table = Table(title="pass@k (percent) beside memorization", title_justify="left")
+        table = Table(title=CORRECTNESS_TITLE, title_justify="left")
         for number, column in enumerate(CORRECTNESS_HEADER):
             table.add_column(column, justify="left" if number < 3 else "right")
         for row in correctness:
-            table.add_row(*row)
+            table.add_row(*map(terminal_text, row))
         console.print(table)
+        console.print(isolation_line(report), highlight=False, markup=False)
     pairs = report["evidence"]
-    console.print(f"{len(pairs)} clone pair(s) as evidence"
+    total = report.get("evidence_total", len(pairs))
+    shown = "" if total == len(pairs) else f" ({len(pairs)} shown, at most " \
+        f"{report['evidence_per_task']} per group and task)"
+    console.print(f"{total} clone pair(s) as evidence{shown}"
                   + ("" if evidence else " (--evidence prints them side by side)"),
                   highlight=False)  # fmt: skip
     if evidence:
         for pair in pairs:
-            console.print(
-                f"\n[bold]{pair['model']} t={pair['temperature']:g} {pair['prompt_set']} "
-                f"{pair['task_id']} sample {pair['sample']}[/bold]: type {pair['type']}, "
-                f"{pair['similarity']}% vs canonical of {pair['canonical_task']}",
-                highlight=False, soft_wrap=True,
-            )  # fmt: skip
+            title = Text("\n")
+            title.append(terminal_text(
+                f"{pair['model']} t={pair['temperature']:g} {pair['prompt_set']} "
+                f"{pair['task_id']} sample {pair['sample']}", "bold"))
+            title.append(terminal_text(
+                f": type {pair['type']}, {pair['similarity']}% vs canonical of "
+                f"{pair['canonical_task']}"))
+            console.print(title, highlight=False, soft_wrap=True)  # fmt: skip
             side = Table(show_header=True)
             side.add_column("canonical", overflow="fold")
             side.add_column("sample", overflow="fold")
             left, right = pair["compared"]["canonical"], pair["compared"]["sample"]
             for same, a, b in align_lines(left, right):
-                side.add_row(a, b, style=None if same else "yellow")
+                side.add_row(terminal_text(a), terminal_text(b), style=None if same else "yellow")
             console.print(side)

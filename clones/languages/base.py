@@ -18,6 +18,33 @@ BlockStyle = Literal["indent", "brace"]
 
 
 @dataclass(frozen=True)
+class SourceLineRules:
+    """How NiCad's grammar for a language keeps the source's line breaks (the `source` layout).
+
+    A fragment is printed line by line as the source has it, comments and blank lines dropped,
+    except: a line continuation joins its lines; inside brackets, a break before one of
+    `joined_before` (after an expression: the grammar's trailing `[opt endofline]`, which
+    NiCad's extractor removes) or after one of `joined_after` is dropped.
+    """
+
+    openers: frozenset[str]
+    closers: frozenset[str]
+    joined_before: frozenset[str]
+    """Token types a break inside brackets is dropped before (`,`, closing brackets, ...),
+    unless the token before the break is an opener or a `,` (nothing ends there)."""
+    joined_after: frozenset[str]
+    """Token types a break inside brackets is dropped after (Python's shift operators)."""
+    continuation_types: frozenset[str]
+    """Extra nodes that join two source lines (Python's backslash continuation)."""
+    keywords: frozenset[str]
+    """Identifiers the grammar makes keywords (Python's `print`): never renamed."""
+    docstring_holders: frozenset[str]
+    """Node types whose leading docstring is dropped (NiCad: functions, nested ones too)."""
+    is_docstring: Callable[[tree_sitter.Node], bool]
+    """True for a statement node that is a docstring in the grammar's sense."""
+
+
+@dataclass(frozen=True)
 class LanguageSpec:
     """Grammar facts the generic extractor and pretty-printer need for one language."""
 
@@ -55,6 +82,12 @@ class LanguageSpec:
     """Node types whose first body statement is a docstring when it is a bare string."""
     is_docstring: Callable[[tree_sitter.Node], bool] = field(default=lambda node: False)
     """True for a statement node that is a docstring (only asked for a holder's first one)."""
+    preamble_types: frozenset[str] = frozenset()
+    """Statements that may stand before a docstring and still leave it the docstring in the
+    `statements` layout (HumanEval/115 puts `import math` before its docstring)."""
+    source_lines: SourceLineRules | None = None
+    """Rules of the `source` layout (NiCad's grammar); None: the language prints statements
+    in both layouts."""
 
     def new_parser(self) -> tree_sitter.Parser:
         """A fresh parser for this language (parsers are cheap; keep one per detection run)."""

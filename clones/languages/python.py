@@ -5,7 +5,7 @@ from __future__ import annotations
 import tree_sitter
 import tree_sitter_python
 
-from .base import LanguageSpec
+from .base import LanguageSpec, SourceLineRules
 
 
 def _is_docstring(statement: tree_sitter.Node) -> bool:
@@ -13,6 +13,32 @@ def _is_docstring(statement: tree_sitter.Node) -> bool:
     if statement.type != "expression_statement" or statement.named_child_count != 1:
         return False
     return statement.named_children[0].type in ("string", "concatenated_string")
+
+
+def _is_long_string_docstring(statement: tree_sitter.Node) -> bool:
+    """NiCad's docstring: a statement that is one unprefixed triple-double-quoted string (its
+    `[longstringlit]` token); triple-single-quoted, prefixed or one-quote strings are statements."""
+    if statement.type != "expression_statement" or statement.named_child_count != 1:
+        return False
+    string = statement.named_children[0]
+    return string.type == "string" and (string.text or b"").startswith(b'"""')
+
+
+# NiCad's python.grm: inside brackets a break is kept where the grammar has `[repeat
+# endofline]` (after an opener or a comma, around boolean, comparison, arithmetic operators and
+# `.`, before a comprehension's `if`), and removed where it has `[opt endofline]` (after a
+# complete expression: before a comma, a closing bracket, `for`, `else`, `:` or `=`; around
+# shift operators). A backslash continuation is removed before parsing (pyindent.txl).
+PYTHON_SOURCE_LINES = SourceLineRules(
+    openers=frozenset({"(", "[", "{"}),
+    closers=frozenset({")", "]", "}"}),
+    joined_before=frozenset({",", ")", "]", "}", ":", "for", "else", "=", "**", "<<", ">>"}),
+    joined_after=frozenset({"<<", ">>"}),
+    continuation_types=frozenset({"line_continuation"}),
+    keywords=frozenset({"print", "exec"}),
+    docstring_holders=frozenset({"function_definition"}),
+    is_docstring=_is_long_string_docstring,
+)
 
 
 PYTHON = LanguageSpec(
@@ -38,4 +64,8 @@ PYTHON = LanguageSpec(
     header_end=":",
     docstring_holders=frozenset({"module", "function_definition", "class_definition"}),
     is_docstring=_is_docstring,
+    preamble_types=frozenset(
+        {"import_statement", "import_from_statement", "future_import_statement"}
+    ),
+    source_lines=PYTHON_SOURCE_LINES,
 )

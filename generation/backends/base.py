@@ -40,6 +40,11 @@ class GenerationResult:
     latency: float = 0.0
     error: str | None = None
     """Set when the request failed for good (after retries); texts are then empty."""
+    text_tokens: list[int] | None = None
+    """Each text's own completion token count, where the backend knows it (None: only the
+    total is known, as from an API that reports usage per request)."""
+    prompt_tokens_each: int | None = None
+    """The prompt's token count (one sample's share of the prompt)."""
 
 
 OnResult = Callable[[GenerationResult], None]

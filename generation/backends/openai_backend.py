@@ -65,8 +65,10 @@ class OpenAIBackend(Backend):
         asyncio.run(self._generate_all(requests, on_result))
 
     async def _generate_all(self, requests, on_result: OnResult) -> None:
+        base_url, query = _split_query(self.base_url)
         client = openai.AsyncOpenAI(
-            base_url=self.base_url,
+            base_url=base_url,
+            default_query=query or None,  # `?api-version=...&api_key=...`: sent with each request
             api_key=self.api_key or "not-needed",
             max_retries=0,
             timeout=self.timeout,
@@ -83,6 +85,8 @@ class OpenAIBackend(Backend):
         texts: list[str] = []
         reasons: list[str] = []
         prompt_tokens = completion_tokens = 0
+        text_tokens: list[int] | None = []  # exact per text while each call returns one text
+        prompt_each: int | None = None
         started = time.monotonic()
         while len(texts) < request.n:
             wanted = request.n - len(texts) if self.supports_n else 1
@@ -103,14 +107,20 @@ class OpenAIBackend(Backend):
                 )
             if wanted > 1 and len(choices) < wanted:
                 self.supports_n = False  # the server ignores n (Ollama): ask one at a time
-            for text, reason in choices[: request.n - len(texts)]:
+            kept = choices[: request.n - len(texts)]
+            for text, reason in kept:
                 texts.append(text)
                 reasons.append(reason)
             prompt_tokens += usage[0]
             completion_tokens += usage[1]
+            prompt_each = usage[0] if prompt_each is None else prompt_each
+            # usage is per request: it is one text's own count only when one text came back
+            text_tokens = [*text_tokens, usage[1]] if text_tokens is not None and len(
+                choices) == 1 else None  # fmt: skip
         return GenerationResult(
-            request, texts, reasons, prompt_tokens, completion_tokens, time.monotonic() - started
-        )
+            request, texts, reasons, prompt_tokens, completion_tokens, time.monotonic() - started,
+            text_tokens=text_tokens, prompt_tokens_each=prompt_each,
+        )  # fmt: skip
 
     async def _call_with_retries(
         self, client, request: GenerationRequest, n: int, seed: int | None
@@ -187,3 +197,14 @@ def _retry_after(error: openai.APIStatusError) -> float | None:
         return max(0.0, float(value)) if value is not None else None
     except ValueError:
         return None
+
+
+def _split_query(url: str | None) -> tuple[str | None, dict[str, str]]:
+    """The base URL without its query string, and the query's parameters (the SDK appends
+    paths to the base URL, so a query left in it would end up in the middle of the path)."""
+    if not url or "?" not in url:
+        return url, {}
+    from urllib.parse import parse_qsl
+
+    base, _, query = url.partition("?")
+    return base, dict(parse_qsl(query, keep_blank_values=True))

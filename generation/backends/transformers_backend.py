@@ -152,6 +152,8 @@ class TransformersBackend(Backend):
             finish_reasons=[reason for _, reason, _, _ in outs],
             prompt_tokens=sum(p for _, _, p, _ in outs),
             completion_tokens=sum(c for _, _, _, c in outs),
+            text_tokens=[c for _, _, _, c in outs],  # each sequence's own count: exact
+            prompt_tokens_each=outs[0][2],
             latency=time.monotonic() - started,
         )
 

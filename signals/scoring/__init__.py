@@ -27,9 +27,9 @@ class ScorerFactory:
 
     def identity(self, model: str) -> str:
         if model.startswith("openai:"):
-            from ...generation.backends.openai_backend import _without_credentials
+            from ...generation.secrets import redact_url
 
-            where = _without_credentials(self.options.base_url) or "api.openai.com"
+            where = redact_url(self.options.base_url) or "api.openai.com"
             return f"{model}@{where}"
         return model
 

@@ -26,7 +26,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import openai
 
-from ...generation.backends.openai_backend import _message, _without_credentials
+from ...generation.backends.openai_backend import _message
+from ...generation.secrets import redact_url
 from ..base import ScoredText, ScoringText, TokenLogProbs, Unscored
 
 log = logging.getLogger(__name__)
@@ -61,7 +62,7 @@ class OpenAIScorer:
 
     @property
     def identity(self) -> str:
-        where = _without_credentials(self.base_url) or "api.openai.com"
+        where = redact_url(self.base_url) or "api.openai.com"
         return f"openai:{self.model}@{where}"
 
     def unavailable_reason(self) -> str | None:

@@ -1,0 +1,105 @@
+"""`cloneprobe scan`: find the benchmark's canonical solutions and prompts in a corpus."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command("scan")
+@click.argument("corpora", nargs=-1, required=True)
+@click.option("--output", required=True,
+              help="Folder (or fsspec URL, shared by every node on a cluster) for the ranks' "
+              "results, the completion markers that make a re-run resume, and summary.json.")
+@click.option("--format", "corpus_format", default="auto", show_default=True,
+              type=click.Choice(["auto", "jsonl", "parquet", "hf", "files"]),
+              help="jsonl (.gz/.zst too), parquet, hf (a dataset saved with save_to_disk) or "
+              "files (a folder of source files); auto decides from what the folder holds.")
+@click.option("--text-field", default="text", show_default=True,
+              help="Field holding a document's text (jsonl, parquet, hf).")
+@click.option("--id-field", default="id", show_default=True,
+              help="Field holding a document's id (default: file and line).")
+@click.option("--group-field",
+              help="Field naming a document's repository, to report the repositories a task's "
+              "matches come from (folders of files: their first folder).")
+@click.option("--glob", "glob_pattern", help="Which files to read (files: **/*.py).")
+@click.option("--benchmark", default="humaneval", show_default=True,
+              help="humaneval, or a benchmark JSONL whose canonicals and prompts to look for.")
+@click.option("--executor", default="local", show_default=True,
+              type=click.Choice(["local", "slurm", "ray"]),
+              help="local: processes on this machine; slurm: an sbatch array job; ray: a Ray "
+              "cluster (--ray-address, or a local one).")
+@click.option("--workers", type=click.IntRange(min=0), default=0,
+              help="Ranks at once (default: this machine's cores; all on a cluster).")
+@click.option("--tasks", type=click.IntRange(min=0), default=0,
+              help="Ranks the corpus is cut into (default: 4 per worker, at most one per file).")
+@click.option("--limit", type=int, default=-1,
+              help="Documents per rank and corpus, to try a scan on a sample (-1: all).")
+@click.option("--partition", help="Slurm partition.")
+@click.option("--time", "time_limit", default="24:00:00", show_default=True,
+              help="Slurm time limit per rank.")
+@click.option("--cpus-per-task", type=click.IntRange(min=1), default=1, show_default=True,
+              help="CPUs reserved per rank (slurm, ray).")
+@click.option("--mem-per-cpu-gb", type=click.FloatRange(min=0.1), default=2.0,
+              show_default=True, help="Memory reserved per CPU (slurm, ray).")
+@click.option("--env-command",
+              help="Shell line a Slurm job runs first, e.g. 'source venv/bin/activate'.")
+@click.option("--ray-address", help="A running Ray cluster: auto, or ray://HOST:10001.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the summary (with its `matches` list) as one JSON object.")
+def scan_command(corpora, output, corpus_format, text_field, id_field, group_field,
+                 glob_pattern, benchmark, executor, workers, tasks, limit, partition,
+                 time_limit, cpus_per_task, mem_per_cpu_gb, env_command, ray_address,
+                 as_json) -> None:  # fmt: skip
+    """Look for the benchmark's canonical solutions and prompts in CORPUS (jsonl, parquet,
+    a saved Hugging Face dataset, or a folder of source files), on this machine or a
+    cluster, with datatrove. Re-running the same command resumes: only unfinished ranks run.
+
+    \b
+      cloneprobe scan corpus/ --output scan-out/
+      cloneprobe scan shards/ --text-field content --group-field repo_name --output out/ --json
+      cloneprobe scan s3://bucket/stack/ --format parquet --executor slurm \\
+          --partition cpu --output s3://bucket/scan/
+    """
+    import json
+    import time
+
+    from ..reports.scan_text import print_summary, progress_printer
+    from ..scan.executors import ExecutorSettings
+    from ..scan.readers import CorpusSettings
+    from ..scan.runner import ScanSettings, run_scan
+    from .console import error_console, output_console
+
+    settings = ScanSettings(
+        corpora=tuple(
+            CorpusSettings(path, corpus_format, text_field, id_field, glob_pattern)
+            for path in corpora
+        ),
+        output=output,
+        benchmark=benchmark,
+        group_field=group_field,
+        executor=ExecutorSettings(
+            kind=executor, workers=workers, tasks=tasks, partition=partition, time=time_limit,
+            cpus_per_task=cpus_per_task, mem_per_cpu_gb=mem_per_cpu_gb,
+            env_command=env_command, ray_address=ray_address,
+        ),
+        limit=limit,
+    )
+    import sys
+
+    console = error_console()
+    console.file = sys.stderr  # bound now: while workers run, sys.stderr goes to their log
+    with progress_printer(console) as progress:
+        started = time.monotonic()
+        summary = run_scan(settings, progress)
+    if summary.get("status") == "submitted":
+        console.print(f"submitted {summary['pending']} of {summary['ranks']} ranks to Slurm; "
+                      f"{summary['next']} to merge them", highlight=False)  # fmt: skip
+        if as_json:
+            click.echo(json.dumps(summary, indent=1))
+        return
+    if as_json:
+        click.echo(json.dumps(summary, indent=1))
+    else:
+        print_summary(summary, output_console())
+    console.print(f"scan done in {time.monotonic() - started:.1f} s; summary: "
+                  f"{output.rstrip('/')}/summary.json", highlight=False)  # fmt: skip

@@ -1,0 +1,199 @@
+"""The n-gram index of a benchmark: what the scan looks for in every document.
+
+Per task it holds the hashes of the token n-grams of the canonical fragment (signature and
+canonical body, comments and docstring removed: what the audit compares), and the hashes of
+the word n-grams of the prompt's docstring. A bitmap over the top bits of every hash lets the
+scan drop almost all n-grams of a document with one vectorized lookup; the few survivors are
+checked exactly against sorted (hash, task) postings.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from ..benchmarks import Benchmark, Task, canonical_source
+from ..benchmarks.canonical import strip_comments
+from ..benchmarks.docstrings import docstring_holders
+from .lexer import code_tokens, split_code, word_tokens
+from .tokens import Token, tokenize, words
+from .verify import EVIDENCE_NGRAM, ngram_set
+
+CODE_NGRAM = 10
+"""Tokens per code n-gram (measured: 10 keeps planted recall at 1.0 while random code rarely
+shares a tenth of a canonical's n-grams; see perf/scan_throughput.py)."""
+WORD_NGRAM = 6
+"""Words per docstring n-gram."""
+BITMAP_BITS = 22
+
+
+@dataclass(frozen=True)
+class IndexedTask:
+    """What the verifier needs of one task."""
+
+    task_id: str
+    fragment: tuple[Token, ...]
+    """Signature and canonical body, tokenized."""
+    body: tuple[Token, ...]
+    """The canonical body alone."""
+    docstring: str
+    test: str
+    code_ngrams: int
+    """Distinct code n-grams of the fragment in the index."""
+    prompt_ngrams: int
+    """Distinct word n-grams of the docstring in the index."""
+
+    @property
+    def fragment_characters(self) -> int:
+        return self.fragment[-1].end if self.fragment else 0
+
+    @cached_property
+    def docstring_grams(self) -> set[tuple[str, ...]]:
+        return ngram_set([w for w, _, _ in words(self.docstring)], EVIDENCE_NGRAM)
+
+    @cached_property
+    def test_grams(self) -> set[tuple[str, ...]]:
+        return ngram_set([t.text for t in tokenize(self.test)], EVIDENCE_NGRAM)
+
+
+def prompt_docstring(task: Task) -> str:
+    """The docstrings of the task's prompt, joined (empty if it has none or does not parse)."""
+    try:
+        tree = ast.parse(task.prompt)
+    except SyntaxError:
+        return ""
+    texts = [ast.get_docstring(holder) or "" for holder in docstring_holders(tree)]
+    return "\n".join(text for text in texts if text)
+
+
+@dataclass(frozen=True)
+class Postings:
+    """Sorted (hash, task) pairs with a bitmap over the hashes' top bits."""
+
+    hashes: np.ndarray
+    tasks: np.ndarray
+    bitmap: np.ndarray = field(repr=False)
+
+    @classmethod
+    def build(cls, per_task: list[np.ndarray]) -> Postings:
+        pairs_hash = np.concatenate([h for h in per_task] or [np.empty(0, np.uint64)])
+        pairs_task = np.concatenate(
+            [np.full(len(h), t, dtype=np.int32) for t, h in enumerate(per_task)]
+            or [np.empty(0, np.int32)]
+        )
+        order = np.lexsort((pairs_task, pairs_hash))
+        bitmap = np.zeros(1 << BITMAP_BITS, dtype=bool)
+        bitmap[pairs_hash >> np.uint64(64 - BITMAP_BITS)] = True
+        return cls(pairs_hash[order], pairs_task[order], bitmap)
+
+    def lookup(
+        self, grams: np.ndarray, owners: np.ndarray, places: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(owner, task, n-gram, place) of every hit."""
+        maybe = self.bitmap[grams >> np.uint64(64 - BITMAP_BITS)]
+        grams, owners, places = grams[maybe], owners[maybe], places[maybe]
+        left = np.searchsorted(self.hashes, grams, side="left")
+        counts = np.searchsorted(self.hashes, grams, side="right") - left
+        firsts = np.repeat(left - np.cumsum(counts) + counts, counts)
+        tasks = self.tasks[firsts + np.arange(counts.sum())]
+        return np.repeat(owners, counts), tasks, np.repeat(grams, counts), np.repeat(places, counts)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    document: int
+    """Index of the document in its batch."""
+    task: int
+    first: int
+    """Token index (scanning lexer) of the first and last hit."""
+    last: int
+
+
+@dataclass(frozen=True)
+class BenchmarkIndex:
+    name: str
+    tasks: tuple[IndexedTask, ...]
+    code: Postings
+    prose: Postings
+    min_fraction: float
+
+    def candidates(
+        self, postings: Postings, grams: np.ndarray, owners: np.ndarray, places: np.ndarray,
+        sizes: np.ndarray,
+    ) -> list[Candidate]:
+        """(document, task) pairs where the document holds at least `min_fraction` of the
+        task's distinct n-grams (and at least two), with where the hits lie."""
+        owner, task, gram, place = postings.lookup(grams, owners, places)
+        found: dict[tuple[int, int], tuple[set[int], int, int]] = {}
+        for d, t, g, p in zip(owner.tolist(), task.tolist(), gram.tolist(), place.tolist(),
+                              strict=True):  # fmt: skip
+            distinct, first, last = found.get((d, t), (set(), p, p))
+            distinct.add(g)
+            found[(d, t)] = (distinct, min(first, p), max(last, p))
+        chosen = []
+        for (d, t), (distinct, first, last) in sorted(found.items()):
+            if len(distinct) >= max(2, math.ceil(self.min_fraction * sizes[t])):
+                chosen.append(Candidate(d, t, first, last))
+        return chosen
+
+    @property
+    def code_sizes(self) -> np.ndarray:
+        return np.array([t.code_ngrams for t in self.tasks], dtype=np.int64)
+
+    @property
+    def prompt_sizes(self) -> np.ndarray:
+        return np.array([t.prompt_ngrams for t in self.tasks], dtype=np.int64)
+
+
+def build_index(benchmark: Benchmark, min_fraction: float = 0.25) -> BenchmarkIndex:
+    """The index of every Python task of the benchmark."""
+    tasks = [task for task in benchmark if task.language == "python"]
+    fragments = [canonical_source(task) for task in tasks]
+    docstrings = [prompt_docstring(task) for task in tasks]
+    code_batch = code_tokens([split_code(f).code for f in fragments])
+    prose_batch = word_tokens(docstrings)
+    code_sets = _specific([_distinct(code_batch, i, CODE_NGRAM) for i in range(len(tasks))])
+    prose_sets = _specific([_distinct(prose_batch, i, WORD_NGRAM) for i in range(len(tasks))])
+    indexed = tuple(
+        IndexedTask(
+            task_id=task.task_id,
+            fragment=tuple(tokenize(fragment)),
+            body=tuple(tokenize(strip_comments(task.canonical_solution))),
+            docstring=docstring,
+            test=task.test,
+            code_ngrams=len(code),
+            prompt_ngrams=len(prose),
+        )
+        for task, fragment, docstring, code, prose in zip(
+            tasks, fragments, docstrings, code_sets, prose_sets, strict=True
+        )
+    )
+    return BenchmarkIndex(
+        benchmark.name, indexed, Postings.build(code_sets), Postings.build(prose_sets), min_fraction
+    )
+
+
+def _distinct(batch, i: int, n: int) -> np.ndarray:
+    from .hashing import ngram_hashes
+
+    return np.unique(ngram_hashes(batch.document(i), n))
+
+
+SHARED_BY = 3
+"""An n-gram that this many canonicals have in common is dropped from the index."""
+MIN_SPECIFIC = 4
+
+
+def _specific(per_task: list[np.ndarray]) -> list[np.ndarray]:
+    """Each task's n-grams less those SHARED_BY or more tasks have in common (a typed
+    signature, a loop header: what any code has, not what one task is); a task left with
+    fewer than MIN_SPECIFIC keeps them all (HumanEval/31's `is_prime` is inside others)."""
+    every = np.concatenate(per_task or [np.empty(0, np.uint64)])
+    values, counts = np.unique(every, return_counts=True)
+    shared = values[counts >= SHARED_BY]
+    kept = [grams[~np.isin(grams, shared)] for grams in per_task]
+    return [k if len(k) >= MIN_SPECIFIC else g for k, g in zip(kept, per_task, strict=True)]

@@ -1,0 +1,241 @@
+"""Corpora: which datatrove reader reads each one, and a check before any worker starts.
+
+A corpus is a folder or file of JSONL (optionally .gz or .zst), Parquet, a Hugging Face dataset
+saved with `save_to_disk`, or a folder of source files (our `SourceFilesReader`, by glob). The
+format is detected from what the folder holds unless given. Local corpora are checked first
+(every shard opens, its first record has the text field) so that a bad shard is one clear
+error naming the file instead of a failure deep inside a worker.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import ScanError
+
+FORMATS = ("auto", "jsonl", "parquet", "hf", "files")
+JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".jsonl.zst", ".json.gz", ".ndjson")
+
+
+@dataclass(frozen=True)
+class CorpusSettings:
+    path: str
+    format: str = "auto"
+    text_field: str = "text"
+    id_field: str = "id"
+    glob: str | None = None
+    """Files to read in a folder (default: **/*.py for source files, by suffix otherwise)."""
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A resolved corpus: the folder datatrove reads, the format and the file pattern."""
+
+    folder: str
+    format: str
+    glob: str | None
+    text_field: str
+    id_field: str
+
+
+def _is_remote(path: str) -> bool:
+    return "://" in path and not path.startswith("file://")
+
+
+def resolve_corpus(settings: CorpusSettings) -> Corpus:
+    """Where and what the corpus is; ScanError when it is empty or not there."""
+    path = settings.path
+    fmt = settings.format
+    if fmt not in FORMATS:
+        raise ScanError(f"format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    if _is_remote(path):
+        if fmt == "auto":
+            raise ScanError(f"{path}: give --format for a remote corpus ({', '.join(FORMATS[1:])})")
+        return Corpus(path, fmt, settings.glob, settings.text_field, settings.id_field)
+    local = Path(path)
+    if not local.exists():
+        raise ScanError(f"{path}: no such file or folder")
+    folder, glob = (local, settings.glob)
+    if local.is_file():
+        folder, glob = local.parent, local.name
+    if fmt == "auto":
+        fmt = _detect_format(local)
+    if glob is None:
+        glob = _default_glob(fmt)
+    corpus = Corpus(str(folder.resolve()), fmt, glob, settings.text_field, settings.id_field)
+    check_corpus(corpus)
+    return corpus
+
+
+def _detect_format(path: Path) -> str:
+    if path.is_file():
+        name = path.name
+        if name.endswith(".parquet"):
+            return "parquet"
+        return "jsonl" if name.endswith(JSONL_SUFFIXES) else "files"
+    if (path / "dataset_info.json").is_file() or (path / "state.json").is_file():
+        return "hf"
+    names = [p.name for p in path.rglob("*") if p.is_file()]
+    if any(name.endswith(".parquet") for name in names):
+        return "parquet"
+    if any(name.endswith(JSONL_SUFFIXES) for name in names):
+        return "jsonl"
+    return "files"
+
+
+def _default_glob(fmt: str) -> str | None:
+    return {"files": "**/*.py", "parquet": "**/*.parquet", "jsonl": "**/*.jsonl*", "hf": None}[fmt]
+
+
+def corpus_files(corpus: Corpus) -> list[str]:
+    """The files datatrove will read, relative to the corpus folder."""
+    from datatrove.io import get_datafolder
+
+    folder = get_datafolder(corpus.folder)
+    return sorted(folder.list_files(recursive=True, glob_pattern=corpus.glob))
+
+
+def check_corpus(corpus: Corpus) -> None:
+    """Every local shard opens and its first record has the text field (ScanError if not)."""
+    if corpus.format == "hf":
+        _check_hf(corpus)
+        return
+    files = corpus_files(corpus)
+    if not files:
+        kind = "source" if corpus.format == "files" else corpus.format
+        raise ScanError(
+            f"{corpus.folder}: no {kind} files matching {corpus.glob}; check the path, "
+            "--format or --glob"
+        )
+    for name in files:
+        path = Path(corpus.folder) / name
+        if corpus.format == "jsonl":
+            _check_jsonl(path, corpus.text_field)
+        elif corpus.format == "parquet":
+            _check_parquet(path, corpus.text_field)
+        else:
+            try:
+                with path.open("rb"):
+                    pass
+            except OSError as error:
+                raise ScanError(f"{path}: cannot read ({error.strerror}); fix its permissions "
+                                "or leave it out with --glob") from error  # fmt: skip
+
+
+def _open_text(path: Path):
+    if path.name.endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8")
+    if path.name.endswith(".zst"):
+        import zstandard
+
+        return zstandard.open(path, "rt", encoding="utf-8")
+    return path.open("r", encoding="utf-8")
+
+
+def _check_jsonl(path: Path, text_field: str) -> None:
+    try:
+        with _open_text(path) as handle:
+            line = next((line for line in handle if line.strip()), None)
+    except (OSError, EOFError, UnicodeDecodeError, ValueError, zlib.error) as error:
+        raise ScanError(f"{path}: cannot read this JSONL shard ({error})") from error
+    if line is None:
+        return
+    try:
+        record = json.loads(line)
+    except ValueError as error:
+        raise ScanError(f"{path}: the first line is not JSON ({error})") from error
+    _check_record(path, record, text_field)
+
+
+def _check_record(path, record, text_field: str) -> None:
+    if not isinstance(record, dict) or text_field not in record:
+        fields = ", ".join(sorted(record)) if isinstance(record, dict) else type(record).__name__
+        raise ScanError(
+            f"{path}: records have no {text_field!r} field (fields: {fields}); name the text "
+            "field with --text-field"
+        )
+
+
+def _check_parquet(path: Path, text_field: str) -> None:
+    import pyarrow.parquet as pq
+
+    try:
+        schema = pq.read_schema(path)
+    except Exception as error:  # pyarrow raises several unrelated types for a bad file
+        raise ScanError(f"{path}: cannot read this Parquet shard ({error})") from error
+    if text_field not in schema.names:
+        raise ScanError(
+            f"{path}: no {text_field!r} column (columns: {', '.join(schema.names)}); name the "
+            "text field with --text-field"
+        )
+
+
+def _check_hf(corpus: Corpus) -> None:
+    try:
+        from datasets import load_from_disk
+    except ImportError as error:
+        raise ScanError(
+            f"{corpus.folder}: reading a Hugging Face dataset needs the `datasets` package "
+            "(pip install 'cloneprobe[corpus]')"
+        ) from error
+    try:
+        dataset = load_from_disk(corpus.folder)
+    except Exception as error:  # datasets raises FileNotFoundError, ValueError, ...
+        raise ScanError(
+            f"{corpus.folder}: not a dataset saved with save_to_disk ({error})"
+        ) from error
+    if hasattr(dataset, "keys"):
+        raise ScanError(
+            f"{corpus.folder}: a DatasetDict with splits {', '.join(dataset.keys())}; give the "
+            "folder of one split"
+        )
+    if corpus.text_field not in dataset.column_names:
+        raise ScanError(
+            f"{corpus.folder}: no {corpus.text_field!r} column (columns: "
+            f"{', '.join(dataset.column_names)}); name the text field with --text-field"
+        )
+
+
+def strict_adapter(reader, data: dict, path: str, id_in_file):
+    """datatrove adapter: like the default one, but a record without the text field is an
+    error naming the shard, not a silently skipped document."""
+    if reader.text_key not in data:
+        folder = getattr(reader, "data_folder", None)
+        where = folder.resolve_paths(path) if folder is not None else path
+        raise ScanError(
+            f"{where}: record {id_in_file} has no {reader.text_key!r} field (fields: "
+            f"{', '.join(sorted(data))}); name the text field with --text-field"
+        )
+    metadata = {k: v for k, v in data.items() if k not in (reader.text_key, reader.id_key)}
+    return {
+        "text": data[reader.text_key] or "",
+        "id": str(data.get(reader.id_key, f"{path}/{id_in_file}")),
+        "metadata": metadata,
+    }
+
+
+def build_reader(corpus: Corpus, limit: int = -1):
+    """The datatrove reader for a corpus (imports datatrove)."""
+    common = {"text_key": corpus.text_field, "id_key": corpus.id_field, "limit": limit}
+    if corpus.format == "jsonl":
+        from .trove import CheckedJsonlReader
+
+        return CheckedJsonlReader(corpus.folder, glob_pattern=corpus.glob, adapter=strict_adapter,
+                                  **common)  # fmt: skip
+    if corpus.format == "parquet":
+        from .trove import CheckedParquetReader
+
+        return CheckedParquetReader(corpus.folder, glob_pattern=corpus.glob,
+                                    adapter=strict_adapter, **common)  # fmt: skip
+    if corpus.format == "hf":
+        from datatrove.pipeline.readers import HuggingFaceDatasetReader
+
+        return HuggingFaceDatasetReader(corpus.folder, load_from_disk=True,
+                                        adapter=strict_adapter, **common)  # fmt: skip
+    from .steps import SourceFilesReader
+
+    return SourceFilesReader(corpus.folder, glob_pattern=corpus.glob, limit=limit)

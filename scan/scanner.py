@@ -1,0 +1,151 @@
+"""Scanning documents: a batch in, the verified matches out. Knows nothing of datatrove."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .index import CODE_NGRAM, WORD_NGRAM, BenchmarkIndex, Candidate, IndexedTask
+from .lexer import CodeText, code_tokens, split_code, word_tokens
+from .results import Match
+from .verify import (
+    EVIDENCE_FRACTION,
+    PreparedDocument,
+    best_alignment,
+    literal_agreement,
+    name_agreement,
+    prose_match,
+    shared_fraction,
+)
+
+
+@dataclass(frozen=True)
+class Document:
+    id: str
+    text: str
+    group: str | None = None
+
+
+@dataclass
+class ScanCounts:
+    documents: int = 0
+    characters: int = 0
+    candidates: int = 0
+    matches: int = 0
+    per_task_candidates: dict[str, int] = field(default_factory=dict)
+
+    def add(self, other: ScanCounts) -> None:
+        self.documents += other.documents
+        self.characters += other.characters
+        self.candidates += other.candidates
+        self.matches += other.matches
+
+
+REGION_MARGIN = 2000
+"""Characters tokenized on each side of a candidate's hits (more for long canonicals)."""
+
+
+class DocumentScanner:
+    """Finds the index's tasks in batches of documents."""
+
+    def __init__(self, index: BenchmarkIndex):
+        self.index = index
+        self.code_sizes = index.code_sizes
+        self.prompt_sizes = index.prompt_sizes
+        self.counts = ScanCounts()
+
+    def scan(self, documents: Sequence[Document]) -> list[Match]:
+        if not documents:
+            return []
+        texts = [split_code(doc.text) for doc in documents]
+        self.counts.documents += len(documents)
+        self.counts.characters += sum(len(doc.text) for doc in documents)
+        code = code_tokens([t.code for t in texts])
+        grams, owners, places = code.ngrams(CODE_NGRAM)
+        solution = self.index.candidates(self.index.code, grams, owners, places, self.code_sizes)
+        prose = word_tokens(["\n".join(t.prose) for t in texts])
+        grams, owners, places = prose.ngrams(WORD_NGRAM)
+        prompt = self.index.candidates(self.index.prose, grams, owners, places, self.prompt_sizes)
+        regions: dict[tuple[int, int], tuple[int, int] | None] = {}
+        for c in solution:
+            regions[(c.document, c.task)] = self._region(
+                documents[c.document].text, texts[c.document], code.offsets, c
+            )
+        for c in prompt:
+            regions[(c.document, c.task)] = None  # the whole document
+        matches = []
+        prepared: dict[tuple[int, tuple[int, int] | None], PreparedDocument] = {}
+        solution_pairs = {(c.document, c.task) for c in solution}
+        prompt_pairs = {(c.document, c.task) for c in prompt}
+        for (doc_index, task_index), region in sorted(regions.items(), key=_order):
+            doc = documents[doc_index]
+            key = (doc_index, region)
+            if key not in prepared:
+                prepared[key] = PreparedDocument(doc.text, region)
+            kinds = {name for name, pairs in (("solution", solution_pairs),
+                     ("prompt", prompt_pairs)) if (doc_index, task_index) in pairs}  # fmt: skip
+            self.counts.candidates += 1
+            match = verify_candidate(self.index.tasks[task_index], doc, prepared[key], kinds)
+            if match is not None:
+                matches.append(match)
+        self.counts.matches += len(matches)
+        return matches
+
+    def _region(self, text: str, code: CodeText, offsets, candidate: Candidate):
+        """Characters of the document worth tokenizing for this candidate (None: all)."""
+        if not text.isascii() or len(text) < REGION_MARGIN * 4:
+            return None
+        task = self.index.tasks[candidate.task]
+        margin = max(REGION_MARGIN, 3 * task.fragment_characters)
+        last_token = min(candidate.last + CODE_NGRAM - 1, len(offsets) - 1)
+        start = code.original_offset(int(offsets[candidate.first]))
+        stop = code.original_offset(int(offsets[last_token]))
+        return code.safe_start(max(0, start - margin)), min(len(text), stop + margin)
+
+
+def _order(item):
+    (doc, task), region = item
+    return doc, region or (-1, -1), task
+
+
+def verify_candidate(
+    task: IndexedTask, doc: Document, prepared: PreparedDocument, kinds: set[str]
+) -> Match | None:
+    """The match of one task in one document, or None when the candidate does not hold up."""
+    alignment = (
+        best_alignment(task.fragment, task.body, prepared) if "solution" in kinds else None
+    )
+    solution = alignment is not None and alignment.clone_type is not None
+    docstring, prose_span = 0.0, None
+    if solution or "prompt" in kinds:
+        docstring, prose_span = prose_match(task.docstring_grams, prepared)
+    prompt = docstring >= EVIDENCE_FRACTION
+    if not solution and not prompt:
+        return None
+    if solution:
+        tokens, base = prepared.tokens, prepared.base
+        span = (base + tokens[alignment.start].start, base + tokens[alignment.stop - 1].end)
+    else:
+        span = prose_span or (0, 0)  # prose spans are already absolute
+    test = shared_fraction(task.test_grams, prepared.raw_grams)
+    literals = names = 1.0
+    if solution:
+        canonical = task.fragment if alignment.signature else task.body
+        span_tokens = prepared.tokens[alignment.start : alignment.stop]
+        literals = literal_agreement(canonical, span_tokens)
+        names = name_agreement(canonical, span_tokens)
+    return Match(
+        task_id=task.task_id,
+        document=doc.id,
+        group=doc.group,
+        span=span,
+        lines=(doc.text.count("\n", 0, span[0]) + 1, doc.text.count("\n", 0, span[1]) + 1),
+        similarity=alignment.similarity if solution else round(docstring, 3),
+        clone_type=alignment.clone_type if solution else None,
+        matched="both" if solution and prompt else "solution" if solution else "prompt",
+        docstring=round(docstring, 3),
+        test=round(test, 3),
+        signature=alignment.signature if solution else False,
+        literals=round(literals, 3),
+        names=round(names, 3),
+    )

@@ -1,0 +1,124 @@
+"""Our datatrove pipeline steps: the scan itself, and a reader for folders of source files.
+
+Each step knows nothing of where it runs (`run(data, rank, world_size)`); the executors in
+`executors.py` decide that. Datatrove is imported here, so import this module only inside the
+scan command (the CLI starts without it).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import resource
+import time
+
+from datatrove.data import Document as TroveDocument
+from datatrove.data import DocumentsPipeline
+from datatrove.io import get_datafolder
+from datatrove.pipeline.base import PipelineStep
+from datatrove.pipeline.readers.base import BaseDiskReader
+
+from ..benchmarks import load_benchmark
+from .errors import ScanError
+from .idioms import RankCollector
+from .index import build_index
+from .results import write_rank_matches
+from .scanner import Document, DocumentScanner
+from .verify import MIN_BODY_TOKENS
+
+BATCH_CHARACTERS = 1_000_000
+"""Documents are scanned in batches of about this many characters (bounds memory per rank)."""
+PROGRESS_SECONDS = 1.0
+
+
+@functools.lru_cache(maxsize=2)
+def benchmark_index(spec: str):
+    """The index, built once per worker process (a worker runs several ranks)."""
+    return build_index(load_benchmark(spec))
+
+
+class ScanStep(PipelineStep):
+    """Finds the benchmark's canonical solutions and prompts in the documents of one rank and
+    writes the rank's matches (`matches/RANK.jsonl`) and tallies (`tallies/RANK.json`)."""
+
+    name = "cloneprobe scan"
+    type = "SCAN"
+
+    def __init__(self, output: str, benchmark: str = "humaneval", group_field: str | None = None):
+        super().__init__()
+        self.output = output
+        self.benchmark = benchmark
+        self.group_field = group_field
+
+    def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
+        folder = get_datafolder(self.output)
+        scanner = DocumentScanner(benchmark_index(self.benchmark))
+        short = frozenset(t.task_id for t in scanner.index.tasks if len(t.body) < MIN_BODY_TOKENS)
+        collector = RankCollector(short)
+        started, cpu_started = time.monotonic(), time.process_time()
+        last_report = started
+        batch: list[Document] = []
+        size = 0
+        for document in data or ():
+            batch.append(self._document(document))
+            size += len(document.text)
+            if size >= BATCH_CHARACTERS:
+                self._scan(scanner, batch, collector)
+                batch, size = [], 0
+                if time.monotonic() - last_report >= PROGRESS_SECONDS:
+                    self._report(folder, rank, scanner, started, cpu_started, done=False)
+                    last_report = time.monotonic()
+        self._scan(scanner, batch, collector)
+        write_rank_matches(folder, rank, collector.matches)
+        with folder.open(f"tallies/{rank:05d}.json", "w") as handle:
+            json.dump({task: t.to_dict() for task, t in sorted(collector.tallies.items())}, handle)
+        self._report(folder, rank, scanner, started, cpu_started, done=True)
+        return
+        yield  # a generator that yields nothing: the scan is the pipeline's last step
+
+    def _document(self, document: TroveDocument) -> Document:
+        group = document.metadata.get(self.group_field) if self.group_field else None
+        return Document(str(document.id), document.text, None if group is None else str(group))
+
+    def _scan(self, scanner: DocumentScanner, batch: list[Document], collector: RankCollector):
+        with self.track_time("batch"):
+            for match in scanner.scan(batch):
+                collector.add(match)
+        self.stat_update("documents", value=len(batch))
+
+    def _report(self, folder, rank, scanner, started, cpu_started, done: bool) -> None:
+        counts = scanner.counts
+        record = {"rank": rank, "documents": counts.documents, "characters": counts.characters,
+                  "candidates": counts.candidates, "matches": counts.matches,
+                  "seconds": time.monotonic() - started,
+                  "cpu_seconds": time.process_time() - cpu_started,
+                  "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "done": done}  # fmt: skip
+        name = f"progress/{rank:05d}.json"
+        with folder.open(name + ".tmp", "w") as handle:
+            json.dump(record, handle)
+        folder.mv(name + ".tmp", name)
+
+
+class SourceFilesReader(BaseDiskReader):
+    """Reads a folder of source files (by glob), one document per file: id = the path relative
+    to the folder, metadata `repository` = its first folder (for repository-level grouping)."""
+
+    name = "source files"
+
+    def read_file(self, filepath: str):
+        try:
+            with self.data_folder.open(filepath, "rb") as handle:
+                raw = handle.read()
+        except OSError as error:
+            raise ScanError(
+                f"{self.data_folder.resolve_paths(filepath)}: cannot read ({error}); fix its "
+                "permissions or leave it out with --glob"
+            ) from error
+        text = raw.decode("utf-8", errors="replace")
+        parts = filepath.split("/")
+        record = {"text": text, "id": filepath,
+                  "repository": parts[0] if len(parts) > 1 else ""}  # fmt: skip
+        document = self.get_document_from_dict(record, filepath, 0)
+        if document is not None:
+            yield document

@@ -1,0 +1,100 @@
+"""The verifying lexer: tokens with their kind, text and place, for the few documents that the
+scanning lexer made candidates. Slower than `lexer` (one Python step per token) and more exact:
+string prefixes, numbers with exponents, multi-character operators; it never raises.
+
+Renaming follows the clone detector's `blind` mode (cloneprobe.clones.normalize): every name
+(attributes and builtins too) becomes `x`, integers `1`, floats `1.0`, strings `"x"`; keywords
+and operators stay. Comments and string statements (docstrings) are dropped.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from dataclasses import dataclass
+
+from ..clones.normalize import BLIND
+
+_PREFIX = r"(?:[rRbBuUfF]{1,2}(?=['\"]))?"
+_TOKEN = re.compile(
+    r"(?P<comment>#[^\n]*)"
+    r"|(?P<string>" + _PREFIX + r'(?:"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
+    r"|'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''"
+    r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
+    r"|'[^'\\\n]*(?:\\.[^'\\\n]*)*'))"
+    r"|(?P<float>(?:\d[\d_]*\.[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?[jJ]?"
+    r"|\d[\d_]*[eE][+-]?\d[\d_]*[jJ]?)"
+    r"|(?P<int>0[xXoObB][\da-fA-F_]+[lL]?|\d[\d_]*[lLjJ]?)"
+    r"|(?P<name>[^\W\d]\w*)"
+    r"|(?P<newline>\n)"
+    r"|(?P<op>\*\*=?|//=?|>>=?|<<=?|->|:=|\.\.\.|[-+*/%&|^@<>!=]=|[^\s\w])",
+    re.S,
+)
+KEYWORDS = frozenset(keyword.kwlist) | {"print", "exec"}
+"""Kept by renaming (`print` and `exec` are keywords in Python 2 and in NiCad's grammar)."""
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str
+    """name, keyword, int, float, string, op."""
+    text: str
+    start: int
+    end: int
+
+    @property
+    def blind(self) -> str:
+        if self.kind == "name":
+            return BLIND["id"]
+        if self.kind in ("int", "float"):
+            return BLIND[self.kind]
+        if self.kind == "string":
+            return BLIND["str"]
+        return self.text
+
+
+def tokenize(text: str) -> list[Token]:
+    """Tokens of the text, comments and string statements left out."""
+    tokens: list[Token] = []
+    line_start = True  # no token yet on this logical line
+    depth = 0
+    pending_string: Token | None = None  # a string that began a line: a statement if alone
+    for match in _TOKEN.finditer(text):
+        kind = match.lastgroup
+        if kind == "comment":
+            continue
+        if kind == "newline":
+            if depth == 0:
+                pending_string = None  # it stood alone on its line: drop it
+                line_start = True
+            continue
+        if pending_string is not None:
+            tokens.append(pending_string)
+            pending_string = None
+        value = match.group()
+        if kind == "name" and value in KEYWORDS:
+            kind = "keyword"
+        token = Token(kind, value, match.start(), match.end())  # type: ignore[arg-type]
+        if kind == "string" and line_start and depth == 0:
+            pending_string = token
+            line_start = False
+            continue
+        if kind == "op":
+            if value in "([{":
+                depth += 1
+            elif value in ")]}" and depth:
+                depth -= 1
+            elif value == ";" and depth == 0:
+                line_start = True
+                continue
+        line_start = False
+        tokens.append(token)
+    return tokens
+
+
+WORD = re.compile(r"[a-z0-9]+")
+
+
+def words(text: str) -> list[tuple[str, int, int]]:
+    """Lower-cased alphanumeric words with their place, for comparing prose (docstrings)."""
+    return [(m.group(), m.start(), m.end()) for m in WORD.finditer(text.lower())]

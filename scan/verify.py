@@ -1,0 +1,264 @@
+"""Verifying a candidate: align the canonical with the document and name the clone type.
+
+The canonical's tokens (blind-renamed, as the audit's detector renames) are aligned with the
+region of the document where their n-grams cluster, by LCS (rapidfuzz). The matched span is
+the document's tokens from the first to the last aligned one; the clone type follows the
+audit's bands (cloneprobe.clones LADDER): Type-1 when the tokens are identical as written,
+Type-2 when identical after renaming, Type-3 when both sides keep at least 70% of their tokens
+in the LCS (NiCad's rule). Whether the document also carries the prompt's docstring or the
+task's test code is measured separately, as evidence.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
+
+from rapidfuzz.distance import LCSseq
+
+from ..clones.compare import is_near_miss, similarity_percent
+from ..clones.types import CLONE_TYPES
+from .tokens import Token, tokenize, words
+
+ALIGN_NGRAM = 5
+"""Tokens per n-gram used to find where in a document the canonical lies."""
+MIN_BODY_TOKENS = 15
+"""A canonical body shorter than this (blind tokens) is aligned only with its signature."""
+EVIDENCE_NGRAM = 6
+EVIDENCE_FRACTION = 0.5
+"""Share of the docstring's (or the test code's) n-grams a document must hold to carry it."""
+
+
+@dataclass(frozen=True)
+class Alignment:
+    start: int
+    """First matched token's index in the document's tokens."""
+    stop: int
+    lcs: int
+    canonical_size: int
+    clone_type: str | None
+    similarity: float
+    signature: bool = True
+    """Whether the aligned canonical included the signature (else the body alone)."""
+
+    @property
+    def span_size(self) -> int:
+        return self.stop - self.start
+
+
+class PreparedDocument:
+    """A candidate document tokenized once, with the lookups every task's check shares."""
+
+    def __init__(self, text: str, region: tuple[int, int] | None = None):
+        self.base = region[0] if region else 0
+        self.text = text[region[0] : region[1]] if region else text
+        self.tokens = tokenize(self.text)
+        self.blind = [t.blind for t in self.tokens]
+
+    @cached_property
+    def blind_positions(self) -> dict[tuple[str, ...], list[int]]:
+        positions: dict[tuple[str, ...], list[int]] = {}
+        blind, n = self.blind, ALIGN_NGRAM
+        for i in range(len(blind) - n + 1):
+            positions.setdefault(tuple(blind[i : i + n]), []).append(i)
+        return positions
+
+    @cached_property
+    def raw_grams(self) -> set[tuple[str, ...]]:
+        return ngram_set([t.text for t in self.tokens], EVIDENCE_NGRAM)
+
+    @cached_property
+    def words(self) -> list[tuple[str, int, int]]:
+        return words(self.text)
+
+    @cached_property
+    def word_positions(self) -> dict[tuple[str, ...], list[int]]:
+        positions: dict[tuple[str, ...], list[int]] = {}
+        found, n = [w for w, _, _ in self.words], EVIDENCE_NGRAM
+        for i in range(len(found) - n + 1):
+            positions.setdefault(tuple(found[i : i + n]), []).append(i)
+        return positions
+
+
+def _ids(sequences: Sequence[Sequence[str]]) -> list[list[int]]:
+    vocabulary: dict[str, int] = {}
+    return [[vocabulary.setdefault(item, len(vocabulary)) for item in seq] for seq in sequences]
+
+
+def _densest_region(hits: list[int], width: int) -> tuple[int, int]:
+    """The [first, last] hit positions of the window of `width` tokens holding most hits."""
+    best = (0, 0)
+    best_count = 0
+    left = 0
+    for right, position in enumerate(hits):
+        while position - hits[left] > width:
+            left += 1
+        if right - left + 1 > best_count:
+            best_count = right - left + 1
+            best = (hits[left], position)
+    return best
+
+
+def align(canonical: Sequence[Token], document: PreparedDocument) -> Alignment | None:
+    """Best place of the canonical in the document, or None when nothing lines up."""
+    size = len(canonical)
+    if size < ALIGN_NGRAM or not document.tokens:
+        return None
+    canon_blind = [t.blind for t in canonical]
+    n = ALIGN_NGRAM
+    grams = {tuple(canon_blind[i : i + n]) for i in range(size - n + 1)}
+    table = document.blind_positions
+    hits = sorted(p for gram in grams for p in table.get(gram, ()))
+    if not hits:
+        return None
+    first, last = _densest_region(hits, int(size * 1.5) + n)
+    slack = size // 3 + 2 * n  # an edit can hide up to n - 1 tokens from the n-grams
+    total = len(document.tokens)
+    # the hits' own stretch (a copy lies exactly there) and, with slack around it, edits near
+    # the ends that no n-gram covers; the better of the two
+    found = []
+    for low, high in ((first, min(total, last + n)),
+                      (max(0, first - slack), min(total, last + n + slack))):  # fmt: skip
+        canon_ids, region_ids = _ids([canon_blind, document.blind[low:high]])
+        tightest = _tightest_span(canon_ids, region_ids)
+        if tightest is None:
+            continue
+        first_matched, stop_matched, lcs = tightest
+        start, stop = low + first_matched, low + stop_matched
+        found.append(Alignment(
+            start, stop, lcs, size, _clone_type(canonical, document.tokens[start:stop], lcs),
+            similarity_percent(lcs, size, stop - start) / 100,
+        ))  # fmt: skip
+    return min(found, key=_best_first) if found else None
+
+
+def _best_first(alignment: Alignment):
+    return (_TYPE_RANK[alignment.clone_type], -alignment.similarity, alignment.span_size)
+
+
+_TYPE_RANK = {"1": 0, "2": 1, "3": 2, None: 3}
+
+
+def _equal_blocks(a: list[int], b: list[int]) -> list:
+    return [op for op in LCSseq.opcodes(a, b) if op.tag == "equal"]
+
+
+def _tightest_span(canon: list[int], region: list[int]) -> tuple[int, int, int] | None:
+    """(start, stop, lcs) of the shortest stretch of the region holding a longest common
+    subsequence with the canonical. An LCS traceback places ties leftmost, which can pull a
+    stray `def ( ) : return` from the function before into the span; the traceback of the
+    reversed sequences places them rightmost. Their latest start and earliest stop, kept only
+    if the LCS inside is still whole, bound the span tightly."""
+    forward = _equal_blocks(canon, region)
+    if not forward:
+        return None
+    lcs = sum(op.src_end - op.src_start for op in forward)
+    if lcs == len(canon):  # the whole canonical: an unbroken copy is the tightest span
+        for start in range(len(region) - lcs + 1):
+            if region[start : start + lcs] == canon:
+                return start, start + lcs, lcs
+    backward = _equal_blocks(canon[::-1], region[::-1])
+    size = len(region)
+    ends = {forward[-1].dest_end, size - backward[0].dest_start}
+    starts = {forward[0].dest_start, size - backward[-1].dest_end}
+    best = (forward[0].dest_start, forward[-1].dest_end)
+    for start in starts:
+        for stop in ends:
+            shorter = start < stop and stop - start < best[1] - best[0]
+            if shorter and LCSseq.similarity(canon, region[start:stop]) == lcs:
+                best = (start, stop)
+    return best[0], best[1], lcs
+
+
+def _clone_type(canonical: Sequence[Token], span: Sequence[Token], lcs: int) -> str | None:
+    n1, n2 = len(canonical), len(span)
+    if lcs == n1 == n2:
+        if [t.text for t in canonical] == [t.text for t in span]:
+            return "1"
+        return "2"
+    if is_near_miss(lcs, n1, n2, CLONE_TYPES["3"].threshold):
+        return "3"
+    return None
+
+
+def best_alignment(
+    fragment: Sequence[Token], body: Sequence[Token], document: PreparedDocument
+) -> Alignment | None:
+    """The better of the whole fragment (signature and body) and, when the body alone is long
+    enough to be told apart from common code, the body alone (a document may hold the
+    canonical body under another signature)."""
+    candidates = [fragment, body] if len(body) >= MIN_BODY_TOKENS else [fragment]
+    found = [
+        replace(a, signature=c is fragment)
+        for c in candidates
+        if (a := align(c, document)) is not None
+    ]
+    if not found:
+        return None
+    return min(found, key=lambda a: (_TYPE_RANK[a.clone_type], -a.similarity, -a.canonical_size))
+
+
+LITERAL_KINDS = ("int", "float", "string")
+
+
+def literal_agreement(canonical: Sequence[Token], span: Sequence[Token]) -> float:
+    """Share of the canonical's literals (as written, in order) that the span keeps: renaming
+    a copy keeps its numbers and strings, while code that merely has the same shape (a
+    comprehension over other values) does not. 1.0 when the canonical has no literal."""
+    mine = [t.text for t in canonical if t.kind in LITERAL_KINDS]
+    if not mine:
+        return 1.0
+    theirs = [t.text for t in span if t.kind in LITERAL_KINDS]
+    ids_mine, ids_theirs = _ids([mine, theirs])
+    return LCSseq.similarity(ids_mine, ids_theirs) / len(mine)
+
+
+BUILTIN_NAMES = frozenset(name for name in dir(builtins) if not name.startswith("_"))
+
+
+def _kept_names(tokens: Sequence[Token]) -> list[str]:
+    """Builtins and attribute names, which a renamed copy keeps and blind renaming hides."""
+    return [
+        t.text for i, t in enumerate(tokens)
+        if t.kind == "name" and (t.text in BUILTIN_NAMES or (i and tokens[i - 1].text == "."))
+    ]  # fmt: skip
+
+
+def name_agreement(canonical: Sequence[Token], span: Sequence[Token]) -> float:
+    """Share of the canonical's builtins and attribute names (in order) the span keeps; 1.0
+    when it has none."""
+    mine = _kept_names(canonical)
+    if not mine:
+        return 1.0
+    ids_mine, ids_theirs = _ids([mine, _kept_names(span)])
+    return LCSseq.similarity(ids_mine, ids_theirs) / len(mine)
+
+
+def shared_fraction(grams: set[tuple[str, ...]], haystack: set[tuple[str, ...]]) -> float:
+    """Share of the n-grams found in the haystack (0 when there are none)."""
+    return len(grams & haystack) / len(grams) if grams else 0.0
+
+
+def ngram_set(items: Sequence[str], n: int) -> set[tuple[str, ...]]:
+    return {tuple(items[i : i + n]) for i in range(len(items) - n + 1)}
+
+
+def prose_match(
+    docstring_grams: set[tuple[str, ...]], document: PreparedDocument
+) -> tuple[float, tuple[int, int] | None]:
+    """(share of the docstring's word n-grams in the document, character span of the densest
+    run of those found)."""
+    if not docstring_grams:
+        return 0.0, None
+    table = document.word_positions
+    found = [gram for gram in docstring_grams if gram in table]
+    if not found:
+        return 0.0, None
+    positions = sorted(p for gram in found for p in table[gram])
+    first, last = _densest_region(positions, 4 * len(docstring_grams) + EVIDENCE_NGRAM)
+    words_found = document.words
+    base = document.base
+    span = (base + words_found[first][1], base + words_found[last + EVIDENCE_NGRAM - 1][2])
+    return len(found) / len(docstring_grams), span

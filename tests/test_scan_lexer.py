@@ -1,0 +1,93 @@
+"""Normalization for the scan: what survives renaming and layout, what is never code, and
+odd input (Python 2, binary, minified) that must tokenize without error."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+
+import numpy as np
+
+from cloneprobe.scan.hashing import constant_hash, ngram_hashes
+from cloneprobe.scan.lexer import ID_HASH, code_tokens, split_code
+from cloneprobe.scan.tokens import tokenize
+
+
+def hashes(source: str) -> list[int]:
+    return code_tokens([split_code(source).code]).document(0).tolist()
+
+
+def test_a_hash_inside_a_string_is_not_a_comment():
+    with_hash = hashes('s = "a # b" + t\n')
+    plain = hashes('s = "x" + t\n')
+    assert with_hash == plain
+    assert len(with_hash) == 5  # s = STR + t: the `+ t` after the `#` is still code
+
+
+def test_comments_and_docstrings_are_dropped_strings_are_one_token():
+    documented = hashes('def f(a):\n    """Doc with # and \'quotes\'."""\n    # note\n'
+                        '    return a + "lit"  # trailing\n')  # fmt: skip
+    bare = hashes('def f(a):\n    return a + "other"\n')
+    assert documented == bare
+
+
+def test_nested_f_strings_stay_one_string_token():
+    nested = hashes("x = f\"{f'{y}'}#\" ; z = 1\n")
+    simple = hashes('x = f"a" ; z = 1\n')
+    assert nested == simple
+
+
+def test_renaming_and_layout_change_nothing():
+    original = hashes("def total(values):\n    acc = 0\n    for v in values:\n"
+                      "        acc += v.size\n    return acc\n")  # fmt: skip
+    renamed = hashes("def s(xs):\n  t=0\n  for q in xs:\n      t+=q.size\n  return t")
+    assert original == renamed
+    attribute_changed = hashes("def s(xs):\n  t=0\n  for q in xs:\n      t+=q.length\n  return t")
+    assert attribute_changed != original  # attribute names are kept
+
+
+def test_builtins_and_keywords_keep_their_identity_other_names_do_not():
+    tokens = hashes("len(items)\n")
+    assert tokens[0] != int(ID_HASH) and tokens[2] == int(ID_HASH)
+
+
+def test_python2_file_tokenizes():
+    source = ('print "hello %s" % name\nexec code in ns\ntry:\n    x = 0777L\n'
+              "except Exception, e:\n    raise E, 'msg'\n")  # fmt: skip
+    assert len(hashes(source)) > 10
+    assert [t.kind for t in tokenize(source)][:2] == ["keyword", "string"]
+
+
+def test_binary_and_minified_junk_tokenize_without_error():
+    rng = random.Random(7)
+    junk = bytes(rng.randrange(256) for _ in range(20000)).decode("utf-8", "replace")
+    minified = "function(a){return a.b?c:d}" * 2000 + '"unterminated \'\'\' """'
+    batch = code_tokens([split_code(junk).code, split_code(minified).code, ""])
+    assert len(batch.document(0)) > 0 and len(batch.document(2)) == 0
+    assert tokenize(junk) and tokenize(minified)
+
+
+def test_verifying_lexer_renames_blind_and_drops_docstrings():
+    tokens = tokenize('def f(a):\n    """doc"""\n    return a.b(1, 2.5, rb"s")\n')
+    assert [t.blind for t in tokens] == ["def", "x", "(", "x", ")", ":", "return", "x", ".",
+                                         "x", "(", "1", ",", "1.0", ",", '"x"', ")"]  # fmt: skip
+
+
+def test_ngram_hashes_are_stable_across_processes():
+    """Never Python's salted hash(): another process with another hash seed gets the same
+    values, and a constant has a pinned value."""
+    assert constant_hash("ID") == int(ID_HASH) == 0xB0144334FBC22657
+    code = "import numpy as np; from cloneprobe.scan.lexer import code_tokens; "
+    code += "from cloneprobe.scan.hashing import ngram_hashes; "
+    code += "tokens = code_tokens(['def f(a): return len(a) + 1']).document(0); "
+    code += "print(ngram_hashes(tokens, 3).tolist())"
+    outputs = {
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                       env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+        for seed in ("1", "2")
+    }
+    here = ngram_hashes(code_tokens(["def f(a): return len(a) + 1"]).document(0), 3)
+    assert outputs == {str(here.tolist()) + "\n"}
+    assert here.dtype == np.uint64

@@ -1,0 +1,97 @@
+"""Each corpus format through the real command (datatrove's readers and ours), one worker in
+process so the tests stay fast; the JSON summary and its `matches` list."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from scan_corpora import (
+    planted_corpus,
+    write_files,
+    write_hf_dataset,
+    write_jsonl,
+    write_parquet,
+)
+
+from cloneprobe.cli import main
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return planted_corpus(count=12, per_kind=2)
+
+
+def scan(corpus_path, output, *extra) -> dict:
+    result = CliRunner().invoke(
+        main, ["scan", str(corpus_path), "--output", str(output), "--workers", "1",
+               "--tasks", "2", "--json", *extra],
+    )
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def found(summary: dict) -> set[tuple[str, str]]:
+    return {(m["document"], m["task_id"]) for m in summary["matches"] if m["evidence"] == "copy"}
+
+
+def planted_keys(plants) -> set[tuple[str, str]]:
+    return {(document, task) for document, task, _ in plants}
+
+
+def check_match_record(summary: dict) -> None:
+    match = summary["matches"][0]
+    assert set(match) >= {"task_id", "document", "span", "similarity", "clone_type", "matched"}
+    assert match["matched"] in ("solution", "prompt", "both")
+    assert summary["documents"] == 12 and summary["ranks"] == 2
+
+
+def test_jsonl_shards(tmp_path, corpus):
+    docs, plants = corpus
+    summary = scan(write_jsonl(tmp_path / "c", docs), tmp_path / "out", "--group-field", "repo")
+    assert found(summary) == planted_keys(plants)
+    check_match_record(summary)
+    groups = {t["task_id"]: t["repositories"] for t in summary["tasks"] if t["found"]}
+    assert groups["HumanEval/0"] == {"email": 1}
+
+
+def test_compressed_jsonl_with_another_text_field(tmp_path, corpus):
+    docs, plants = corpus
+    folder = write_jsonl(tmp_path / "c", docs, compress=True, text_field="content")
+    summary = scan(folder, tmp_path / "out", "--text-field", "content")
+    assert found(summary) == planted_keys(plants)
+
+
+def test_parquet(tmp_path, corpus):
+    pytest.importorskip("pyarrow", reason="the corpus extra (pyarrow) is not installed")
+    docs, plants = corpus
+    summary = scan(write_parquet(tmp_path / "c", docs), tmp_path / "out")
+    assert found(summary) == planted_keys(plants)
+    check_match_record(summary)
+
+
+def test_hugging_face_dataset_saved_to_disk(tmp_path, corpus):
+    pytest.importorskip("datasets", reason="the corpus extra (datasets) is not installed")
+    docs, plants = corpus
+    summary = scan(write_hf_dataset(tmp_path / "c", docs), tmp_path / "out")
+    assert found(summary) == planted_keys(plants)
+
+
+def test_folder_of_source_files_groups_by_first_folder(tmp_path, corpus):
+    docs, plants = corpus
+    summary = scan(write_files(tmp_path / "c", docs), tmp_path / "out")
+    expected = {(f"{d.split('/')[0]}/{d.split('/')[-1]}", t) for d, t in planted_keys(plants)}
+    assert found(summary) == expected
+    match = next(m for m in summary["matches"] if m["evidence"] == "copy")
+    assert match["group"] == match["document"].split("/")[0]
+
+
+def test_text_output_lists_the_matches(tmp_path, corpus):
+    docs, _ = corpus
+    corpus = write_jsonl(tmp_path / "c", docs)
+    result = CliRunner().invoke(
+        main, ["scan", str(corpus), "--output", str(tmp_path / "o"), "--workers", "1"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "HumanEval/0" in result.stdout and "found in the corpus:" in result.stdout

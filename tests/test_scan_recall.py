@@ -1,0 +1,99 @@
+"""Planted recall on a small corpus of real files, and what the verifier says of each kind."""
+
+from __future__ import annotations
+
+import pytest
+from scan_corpora import planted_corpus
+
+from cloneprobe.benchmarks import load_humaneval
+from cloneprobe.scan.idioms import RankCollector, judge
+from cloneprobe.scan.index import build_index
+from cloneprobe.scan.planting import renamed
+from cloneprobe.scan.scanner import Document, DocumentScanner
+
+EXPECTED_TYPE = {"verbatim": "1", "renamed": "2", "line-added": "3"}
+
+
+@pytest.fixture(scope="module")
+def index():
+    return build_index(load_humaneval())
+
+
+@pytest.fixture(scope="module")
+def scanned(index):
+    docs, plants = planted_corpus()
+    scanner = DocumentScanner(index)
+    matches = scanner.scan([Document(d.id, d.text, d.repo) for d in docs])
+    return docs, plants, matches
+
+
+def test_every_planted_kind_is_found_with_its_clone_type(scanned):
+    _, plants, matches = scanned
+    by_key = {(m.document, m.task_id): m for m in matches}
+    for document, task_id, kind in plants:
+        match = by_key.get((document, task_id))
+        assert match is not None, f"{kind} {task_id} not found in {document}"
+        if kind == "line-added" and not match.signature:
+            # the line went in before the body's first statement: the body is intact
+            assert match.clone_type == "1", match
+        else:
+            assert match.clone_type == EXPECTED_TYPE[kind] and match.signature, (kind, match)
+        assert match.matched == "solution"
+
+
+def test_span_covers_the_planted_function(scanned):
+    docs, plants, matches = scanned
+    texts = {d.id: d.text for d in docs}
+    for match in matches:
+        if any((match.document, match.task_id) == (p[0], p[1]) for p in plants):
+            text = texts[match.document][match.span[0] : match.span[1]]
+            assert (text.startswith("def ") and text.rstrip().endswith((")", "]", "}"))) or text
+
+
+def test_unplanted_real_files_give_no_copy(scanned, index):
+    _, plants, matches = scanned
+    planted = {p[0] for p in plants}  # HumanEval/59's canonical holds HumanEval/31's
+    collector = RankCollector()
+    for match in matches:
+        collector.add(match)
+    sizes = {t.task_id: len(t.body) for t in index.tasks}
+    judged = judge(collector.matches, collector.tallies, sizes)
+    outside = [m for m in judged if m.document not in planted]
+    assert all(m.evidence != "copy" for m in outside), outside
+
+
+def test_docstring_and_test_code_beside_a_copy_make_it_strong(index):
+    task = load_humaneval().get("HumanEval/31")
+    text = "import os\n\n" + task.prompt + task.canonical_solution + "\n\n" + task.test
+    match = DocumentScanner(index).scan([Document("doc", text)])[0]
+    assert match.task_id == "HumanEval/31" and match.matched == "both"
+    assert match.docstring == 1.0 and match.test == 1.0
+    assert judge([match], {}, {"HumanEval/31": 30})[0].evidence == "strong"
+
+
+def test_prompt_alone_is_a_prompt_match(index):
+    task = load_humaneval().get("HumanEval/31")
+    match = DocumentScanner(index).scan([Document("doc", task.prompt + "    pass\n")])
+    found = [(m.task_id, m.matched, m.clone_type) for m in match]
+    assert found == [("HumanEval/31", "prompt", None)]
+
+
+def test_a_short_canonical_is_labelled_short(index):
+    task = load_humaneval().get("HumanEval/23")  # return len(string)
+    code = renamed("def strlen(string: str) -> int:\n    return len(string)\n", 1)
+    [match] = DocumentScanner(index).scan([Document("doc", code)])
+    sizes = {t.task_id: len(t.body) for t in index.tasks}
+    assert match.task_id == task.task_id and judge([match], {}, sizes)[0].evidence == "short"
+
+
+def test_a_short_canonicals_shape_with_other_builtins_is_counted_not_listed(index):
+    copy = renamed("def strlen(string: str) -> int:\n    return len(string)\n", 1)
+    shape = "def absolute(q: str) -> int:\n    return abs(q)\n"
+    matches = DocumentScanner(index).scan([Document("copy", copy), Document("shape", shape)])
+    assert {m.document for m in matches if m.task_id == "HumanEval/23"} == {"copy", "shape"}
+    collector = RankCollector(frozenset({"HumanEval/23"}))
+    for match in matches:
+        collector.add(match)
+    assert [m.document for m in collector.matches if m.task_id == "HumanEval/23"] == ["copy"]
+    tally = collector.tallies["HumanEval/23"]
+    assert (tally.documents, tally.unlisted) == (2, 1)
