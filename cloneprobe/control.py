@@ -31,7 +31,7 @@ from .detection import DetectionSettings
 from .finetune import FineTuneSettings, TrainingText, cache_hidden_states, contaminate
 from .generation import GenerationError, Plan, SampleStore, SamplingSettings, run_plan
 from .generation.postprocess import chat_message
-from .pipeline import Reporter, audit_samples
+from .pipeline import Reporter
 from .separation import roc_points, separation
 
 CHAT_ANSWER_OPENING = "```python\n"
@@ -144,8 +144,11 @@ class _InMemoryScorers:
 
 def run_control(settings: ControlSettings, reporter: Reporter) -> dict:
     """Split, fine-tune, audit the base and every dose, and measure the separation."""
+    from .audit_stream import audit_stream
     from .clones import DetectorConfig, get_profile
+    from .detection import CanonicalFragments
     from .generation.backends.transformers_backend import TransformersBackend
+    from .reports import ReportBuilder
     from .signal_flow import compute_signals
     from .signal_report import tasks_list
     from .signals.registry import SIGNALS, parse_signal_names
@@ -206,8 +209,10 @@ def run_control(settings: ControlSettings, reporter: Reporter) -> dict:
             reports = {}
             for profile, detection in profiles.items():
                 with reporter.task(f"detecting ({names[label]}, {profile})", len(samples)) as bar:
-                    reports[profile] = audit_samples(store, benchmark, detection, samples,
-                                                     bar.advance, evidence=False)  # fmt: skip
+                    builder = ReportBuilder(detection, CanonicalFragments(benchmark), False)
+                    reports[profile] = audit_stream(
+                        store, benchmark, detection, samples, builder, progress=bar.advance
+                    )
             with reporter.task(f"signals ({names[label]})", len(task_ids)) as bar:
                 rows = compute_signals(
                     store, benchmark, [label], [prompt_set], signal_names,
