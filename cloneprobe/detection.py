@@ -303,9 +303,7 @@ def detect_task(
 
 def _verdict(sample_id: int, pairs: list[dict], answer: dict | None = None) -> Verdict:
     def best(candidates: list[dict]) -> dict | None:
-        return min(
-            candidates, key=lambda p: (rank_of(p["type"]), -p["similarity"]), default=None
-        )
+        return min(candidates, key=lambda p: (rank_of(p["type"]), -p["similarity"]), default=None)
 
     real = best([p for p in pairs if not p["trivial"]])
     trivial = best([p for p in pairs if p["trivial"]])

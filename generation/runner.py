@@ -115,27 +115,30 @@ def run_plan(
             for i in range(plan.n)
             if (prompt_set.name, variant, task_id, float(temperature), i) in claimed
         )
-        if not missing:
-            continue
         task = plan.benchmark.get(task_id)
-        pending = _Pending(
-            prompt_set.name, variant, task_id, float(temperature), missing, text,
-            renamed.get((prompt_set.name, variant, task_id)) or (task.entry_point if task else ""),
-        )  # fmt: skip
-        requests.append(
-            GenerationRequest(
-                key=pending,
-                prompt=chat_message(text) if settings.mode == "chat" else text,
-                n=len(missing),
-                temperature=temperature,
-                top_p=settings.top_p,
-                max_new_tokens=settings.max_new_tokens,
-                stop=settings.stop if settings.mode == "completion" else (),
-                mode=settings.mode,
-                # offset by the first missing index: growing n adds new draws, not copies
-                seed=None if settings.seed is None else settings.seed + missing[0],
-            )
+        entry_point = renamed.get((prompt_set.name, variant, task_id)) or (
+            task.entry_point if task else ""
         )
+        # one request per run of consecutive missing indices: sample i of a request is
+        # sample (first index + i), so a seeded sample's draw depends only on its own index
+        for indices in _consecutive_runs(missing):
+            pending = _Pending(
+                prompt_set.name, variant, task_id, float(temperature), indices, text, entry_point
+            )
+            requests.append(
+                GenerationRequest(
+                    key=pending,
+                    prompt=chat_message(text) if settings.mode == "chat" else text,
+                    n=len(indices),
+                    temperature=temperature,
+                    top_p=settings.top_p,
+                    max_new_tokens=settings.max_new_tokens,
+                    stop=settings.stop if settings.mode == "completion" else (),
+                    mode=settings.mode,
+                    # offset by the first index: growing n adds new draws, not copies
+                    seed=None if settings.seed is None else settings.seed + indices[0],
+                )
+            )
     counts = {"ok": 0, "failed": 0, "prompt_tokens": 0, "completion_tokens": 0}
     errors: list[str] = []
     started = time.monotonic()
@@ -181,6 +184,17 @@ def run_plan(
         claimed_elsewhere=elsewhere,
         first_error=errors[0] if errors else None,
     )
+
+
+def _consecutive_runs(indices: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """(0, 1, 4, 5, 7) -> [(0, 1), (4, 5), (7,)]."""
+    runs: list[list[int]] = []
+    for index in indices:
+        if runs and runs[-1][-1] == index - 1:
+            runs[-1].append(index)
+        else:
+            runs.append([index])
+    return [tuple(run) for run in runs]
 
 
 def _samples(

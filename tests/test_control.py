@@ -1,0 +1,130 @@
+"""The positive control end to end on a tiny random-weight Llama (fast), and on the embedded
+model (slow): split, fine-tune from cached states, audit, separation per signal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from click.testing import CliRunner
+from test_transformers_backend import CHAT_TEMPLATE, HUMANEVAL, save, tiny_llama, train_tokenizer
+
+from cloneprobe.cli.main import main
+from cloneprobe.control import ControlSettings, answer_text, run_control, split_tasks
+from cloneprobe.finetune import (
+    FineTuneError,
+    FineTuneSettings,
+    TrainingText,
+    cache_hidden_states,
+    top_logits,
+)
+from cloneprobe.pipeline import SilentReporter
+from cloneprobe.separation import auroc, separation
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+
+
+@pytest.fixture(scope="module")
+def chat_model(tmp_path_factory) -> str:
+    tokenizer = train_tokenizer()
+    tokenizer.chat_template = CHAT_TEMPLATE
+    return save(tmp_path_factory.mktemp("tiny-chat"), tokenizer, tiny_llama(tokenizer))
+
+
+def test_the_split_is_seeded_disjoint_and_covers_every_task():
+    ids = [f"T/{i}" for i in range(11)]
+    contaminated, held_out = split_tasks(ids, seed=3)
+    assert (len(contaminated), len(held_out)) == (6, 5)
+    assert sorted(contaminated + held_out) == sorted(ids)
+    assert split_tasks(ids, seed=3) == (contaminated, held_out)
+    assert split_tasks(ids, seed=4) != (contaminated, held_out)
+
+
+def test_the_chat_answer_is_the_fenced_function_the_audit_asks_for():
+    task = HUMANEVAL.get("HumanEval/23")
+    answer = answer_text(task, "chat")
+    assert answer == "```python\n" + task.prompt + task.canonical_solution.rstrip("\n") + "\n```"
+    assert answer_text(task, "completion") == task.canonical_solution
+
+
+def test_auroc_counts_ties_as_half_and_the_interval_holds_it():
+    assert auroc([3, 4], [1, 2]) == 1.0
+    assert auroc([1, 2], [3, 4]) == 0.0
+    assert auroc([1, 2], [1, 2]) == 0.5
+    assert auroc([2, 2, 5], [2, 1]) == pytest.approx((0.5 + 1 + 0.5 + 1 + 1 + 1) / 6)
+    measured = separation([0.9, 0.8, 0.7, 0.3], [0.1, 0.2, 0.4, 0.35], resamples=200)
+    assert measured.low <= measured.auroc <= measured.high
+    assert measured.auroc == pytest.approx(14 / 16)  # 0.3 beats only 0.1 and 0.2
+
+
+def test_the_top_layers_on_cached_states_give_the_models_own_logits(chat_model):
+    import transformers
+
+    model = transformers.AutoModelForCausalLM.from_pretrained(chat_model).eval()
+    text = TrainingText(tuple(range(5, 25)), tuple(range(30, 40)))
+    settings = FineTuneSettings(top_layers=1)
+    (states,) = cache_hidden_states(model, [text], settings)
+    ids = torch.tensor([list(text.context_ids) + list(text.answer_ids)])
+    with torch.inference_mode():
+        expected = model(input_ids=ids).logits[:, 10:29]
+        got = top_logits(model, states, split=1, positions=slice(10, 29))
+    assert torch.allclose(got, expected, atol=1e-5)
+    with pytest.raises(FineTuneError, match="only 2 decoder layers"):
+        cache_hidden_states(model, [text], FineTuneSettings(top_layers=3))
+
+
+def test_the_control_command_runs_end_to_end_and_the_heavy_dose_is_caught(chat_model, tmp_path):
+    output = tmp_path / "control"
+    result = CliRunner().invoke(
+        main,
+        ["control", "--model", chat_model, "--limit", "8", "--seed", "1", "-n", "2",
+         "--max-new-tokens", "6", "--batch-size", "8", "--dose", "light=1", "--dose", "heavy=12",
+         "--top-layers", "2", "--learning-rate", "3e-3", "--bootstrap", "100",
+         "--output", str(output), "--json"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    contaminated, held_out = report["split"]["contaminated"], report["split"]["held_out"]
+    assert len(contaminated) == len(held_out) == 4
+    assert report["settings"]["mode"] == "chat"
+    assert set(report["models"]) == {"base", "light", "heavy"}
+    for scores in report["models"].values():
+        assert {"perplexity", "min_k", "min_k_plus_plus", "zlib", "cdd", "surface",
+                "clone_type1_default", "clone_type3_nicad"} <= set(scores)  # fmt: skip
+        assert not scores["cdd"]["available"] and scores["cdd"]["reason"]  # n=2, no greedy
+        for name in ("perplexity", "min_k"):
+            assert scores[name]["available"]
+            assert len(scores[name]["contaminated"]) == 4 and len(scores[name]["held_out"]) == 4
+            assert 0 <= scores[name]["ci_low"] <= scores[name]["auroc"] <= scores[name]["ci_high"]
+    # the known answer: twelve epochs on the contaminated half make its canonicals likelier
+    assert report["models"]["heavy"]["perplexity"]["auroc"] == 1.0
+    written = json.loads((output / "control.json").read_text())
+    assert written["split"] == report["split"]
+    page = (output / "control.html").read_text()
+    assert page.count("<svg") == 3 and "perplexity" in page
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [(["--dose", "heavy=0"], "--dose 'heavy=0'"), (["--dose", "base=2"], "--dose 'base=2'"),
+     (["--model", "openai:gpt-4o"], "openai:gpt-4o")],
+)  # fmt: skip
+def test_a_bad_control_option_gets_one_line_and_exit_2(arguments, named, tmp_path):
+    result = CliRunner().invoke(main, ["control", "--output", str(tmp_path), *arguments])
+    assert result.exit_code == 2
+    assert named in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.slow
+def test_the_control_on_the_embedded_model_separates_the_heavy_dose(tmp_path):
+    settings = ControlSettings(limit=24, n=1, max_new_tokens=128, output=tmp_path / "c")
+    report = run_control(settings, SilentReporter())
+    heavy = report["models"]["heavy"]
+    assert max(s["auroc"] for s in heavy.values() if s.get("available")) >= 0.9
+    assert Path(tmp_path / "c" / "control.html").is_file()
