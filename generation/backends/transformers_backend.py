@@ -56,9 +56,12 @@ class TransformersBackend(Backend):
                 self.model = transformers.AutoModelForCausalLM.from_pretrained(
                     model, local_files_only=True, dtype=torch.float32, **extra
                 )
-        except (OSError, ValueError) as error:
+        except (OSError, ValueError, ImportError) as error:
+            # some transformers releases fail on a folder without a tokenizer with an
+            # ImportError (a missing optional converter), not an OSError
+            reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
             raise GenerationError(
-                f"hf:{model}: cannot load a model from it ({error}); give a local folder with "
+                f"hf:{model}: cannot load a model from it ({reason}); give a local folder with "
                 "config and weights, or the id of a model already in the Hugging Face cache"
             ) from error
         self._setup()
