@@ -24,12 +24,6 @@ from cloneprobe.pipeline import SilentReporter
 from cloneprobe.separation import auroc, separation
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
-
-
 @pytest.fixture(scope="module")
 def chat_model(tmp_path_factory) -> str:
     tokenizer = train_tokenizer()

@@ -27,12 +27,6 @@ from cloneprobe.generation.backends.decoding import sample_tokens, sequence_seed
 from cloneprobe.generation.backends.transformers_backend import TransformersBackend
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
-
-
 @pytest.fixture(scope="module")
 def model_path(tmp_path_factory) -> str:
     tokenizer = train_tokenizer()

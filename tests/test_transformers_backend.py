@@ -41,12 +41,6 @@ CHAT_TEMPLATE = (
 )
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch):
-    """Nothing may be downloaded: every model here is a local folder."""
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
-
 
 def train_tokenizer():
     """A byte-level BPE tokenizer trained on a few hundred lines of HumanEval prompts."""
