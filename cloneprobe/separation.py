@@ -13,6 +13,8 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .stats import percentile_interval
+
 
 @dataclass(frozen=True)
 class Separation:
@@ -46,14 +48,6 @@ def auroc(positives: Sequence[float], negatives: Sequence[float]) -> float:
     return (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
 
 
-def percentile(sorted_values: Sequence[float], q: float) -> float:
-    """Linear interpolation between closest ranks (numpy's default), q in [0, 1]."""
-    position = q * (len(sorted_values) - 1)
-    low = int(position)
-    high = min(low + 1, len(sorted_values) - 1)
-    return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * (position - low)
-
-
 def separation(
     positives: Sequence[float],
     negatives: Sequence[float],
@@ -67,11 +61,8 @@ def separation(
         auroc(draw.choices(positives, k=len(positives)), draw.choices(negatives, k=len(negatives)))
         for _ in range(resamples)
     )
-    tail = (1 - level) / 2
-    return Separation(
-        value, percentile(values, tail), percentile(values, 1 - tail),
-        len(positives), len(negatives),
-    )  # fmt: skip
+    low, high = percentile_interval(values, level)
+    return Separation(value, low, high, len(positives), len(negatives))
 
 
 def roc_points(positives: Sequence[float], negatives: Sequence[float]) -> list[tuple[float, float]]:
