@@ -26,7 +26,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "fragment": ["LAYOUTS", "Fragment", "Layout"],
         "languages": ["LANGUAGES", "get_language"],
         "profiles": ["DEFAULT", "NICAD", "PROFILES", "Profile", "get_profile"],
-        "prompt_overlap": ["PromptOverlap", "prompt_overlap", "unshown_similarity"],
+        "prompt_overlap": ["PromptOverlap", "prompt_overlap", "shown_lines", "unshown_similarity"],
         "report": ["ClonePair", "CloneReport"],
         "source": ["SourceFile"],
         "types": [

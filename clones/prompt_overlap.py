@@ -10,6 +10,9 @@ tokens that also occurs in the prompt; a line is shown when it occurs in the pro
 canonical's *own* items a sample reproduces, in order. A canonical whose items are mostly shown
 is uninformative (`PromptOverlap.informative`).
 
+`shown_lines` is the line-grain test alone; the audit's evidence view uses it to set aside the
+canonical lines that repeat the prompt (`cloneprobe/evidence/canonical_profile.py`).
+
 The prompt is passed as one fragment of the whole prompt file
 (`extractor.extract(SourceFile("prompt", text), "files")`, same layout as the canonical), so
 its signatures, helper functions and module code all count as shown.
@@ -67,6 +70,32 @@ def _shown_tokens(tokens: list[str], prompt_tokens: list[str], ngram: int) -> li
     return shown
 
 
+def shown_lines(
+    canonical: Fragment,
+    prompt: Fragment,
+    rename: RenameMode,
+    header: bool,
+    ngram: int = NGRAM,
+) -> list[bool]:
+    """Per compared line of the canonical (`compared_lines` with `header`): does the prompt
+    show it (the line itself, or `SHOWN_LINE_SHARE` of its tokens in shown runs)?"""
+    lines = compared_lines(canonical, rename, header)
+    prompt_lines = compared_lines(prompt, rename, True)
+    token_shown = _shown_tokens(
+        [token for line in lines for token in line],
+        [token for line in prompt_lines for token in line],
+        ngram,
+    )
+    known = {" ".join(line) for line in prompt_lines}
+    shown, position = [], 0
+    for line in lines:
+        marks = token_shown[position : position + len(line)]
+        position += len(line)
+        text = " ".join(line)
+        shown.append(text in known or (bool(marks) and sum(marks) >= SHOWN_LINE_SHARE * len(marks)))
+    return shown
+
+
 def prompt_overlap(
     canonical: Fragment,
     prompt: Fragment,
@@ -77,19 +106,11 @@ def prompt_overlap(
     """Mark the canonical's compared items (profile's grain and header rule) that the prompt
     already shows."""
     lines = compared_lines(canonical, rename, profile.compare_header)
-    prompt_lines = compared_lines(prompt, rename, True)
-    tokens = [token for line in lines for token in line]
-    prompt_tokens = [token for line in prompt_lines for token in line]
-    token_shown = _shown_tokens(tokens, prompt_tokens, ngram)
     if profile.grain == "token":
-        return PromptOverlap(tuple(tokens), tuple(token_shown))
-    known = {" ".join(line) for line in prompt_lines}
-    shown, position = [], 0
-    for line in lines:
-        marks = token_shown[position : position + len(line)]
-        position += len(line)
-        text = " ".join(line)
-        shown.append(text in known or (bool(marks) and sum(marks) >= SHOWN_LINE_SHARE * len(marks)))
+        prompt_tokens = [t for line in compared_lines(prompt, rename, True) for t in line]
+        tokens = [token for line in lines for token in line]
+        return PromptOverlap(tuple(tokens), tuple(_shown_tokens(tokens, prompt_tokens, ngram)))
+    shown = shown_lines(canonical, prompt, rename, profile.compare_header, ngram)
     return PromptOverlap(tuple(" ".join(line) for line in lines), tuple(shown))
 
 

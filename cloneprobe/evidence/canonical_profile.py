@@ -5,8 +5,9 @@ not write unprompted: names not shown anywhere in the prompt (parameters, the fu
 words of the docstring), not a keyword or builtin, not one letter long, not a name any solver
 writes (`result`, `ans`, ..., or one many other canonicals of the benchmark use), not a
 library's (imported, an attribute, a keyword argument); and string literals whose text the
-prompt does not show. Lines of the canonical that repeat a line of the prompt's own code
-(nearly: HumanEval/50's `decode_shift` is the prompt's `encode_shift` with `+ 5` made `- 5`)
+prompt does not show. Lines of the canonical that the prompt already shows
+(`clones.prompt_overlap.shown_lines`: the line itself, or most of its tokens in runs the prompt
+also has; HumanEval/50's `decode_shift` is the prompt's `encode_shift` with `+ 5` made `- 5`)
 are not evidence; a canonical that is mostly such lines makes its task uninformative.
 """
 
@@ -18,19 +19,15 @@ import keyword
 import re
 import tokenize
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-
-from rapidfuzz.distance import LCSseq
 
 from ..benchmarks import Benchmark, Task
 from ..clones import Fragment, FragmentExtractor, SourceFile
 from ..clones.fragment import is_compared
 from ..clones.normalize import BLIND
+from ..clones.prompt_overlap import shown_lines
 
-PROMPT_LINE_SIMILARITY = 0.8
-"""A canonical line whose tokens match a prompt code line this closely (LCS over the longer)
-repeats the prompt."""
 UNINFORMATIVE_PROMPT_SHARE = 0.5
 """A task whose canonical body tokens are at least this share prompt code is uninformative."""
 COMMON_NAME_SHARE = 0.04
@@ -134,25 +131,6 @@ class CanonicalProfile:
         return self.body_token_count > 0 and self.prompt_share < UNINFORMATIVE_PROMPT_SHARE
 
 
-def prompt_code_lines(extractor: FragmentExtractor, prompt: str) -> list[tuple[str, ...]]:
-    """Token texts of every body line of every function in the prompt (docstrings dropped)."""
-    lines = []
-    for fragment in extractor.extract(SourceFile("prompt", prompt)):
-        for line in fragment.lines[fragment.body_start :]:
-            if is_compared(line):
-                lines.append(tuple(text for _, text in line))
-    return lines
-
-
-def repeats_prompt(line: Sequence[str], prompt_lines: Iterable[Sequence[str]]) -> bool:
-    """The line is (nearly) one of the prompt's own code lines."""
-    for other in prompt_lines:
-        longest = max(len(line), len(other))
-        if longest and LCSseq.similarity(line, other) / longest >= PROMPT_LINE_SIMILARITY:
-            return True
-    return False
-
-
 def name_usage(benchmark: Benchmark, fragments_of) -> Counter:
     """How many canonicals of the benchmark use each name in their body."""
     usage: Counter = Counter()
@@ -201,17 +179,16 @@ def build_profile(
 ) -> CanonicalProfile:
     """The evidence view of `task`'s canonical fragment; `usage` counts names over the
     benchmark's `canonicals` canonicals (this one included)."""
-    prompt_lines = prompt_code_lines(extractor, task.prompt)
+    prompt = extractor.extract(SourceFile("prompt", task.prompt), "files")[0]
     prompt_words = set(WORD.findall(task.prompt))
+    body = [line for line in canonical.lines[canonical.body_start :] if is_compared(line)]
+    shown = shown_lines(canonical, prompt, "none", header=False)
     kept: list[tuple[str, str]] = []
     total = prompt_tokens = 0
-    for line in canonical.lines[canonical.body_start :]:
-        if not is_compared(line):
-            continue
-        texts = tuple(text for _, text in line)
-        total += len(texts)
-        if repeats_prompt(texts, prompt_lines):
-            prompt_tokens += len(texts)
+    for line, line_shown in zip(body, shown, strict=True):
+        total += len(line)
+        if line_shown:
+            prompt_tokens += len(line)
         else:
             kept += line
     others = max(1, canonicals - 1)
