@@ -4,9 +4,10 @@ Builds, for every HumanEval task, memorized copies (verbatim, layout changed), p
 canonicals, convergent solutions (the canonical's algorithm as an independent solver writes it),
 stub answers and hand-written alternative solutions; stores them in a temporary SQLite store;
 runs the audit's own detection and evidence view; and prints per class: samples, clone rate
-(any non-trivial clone of its own canonical), evidence rate, similar-solution rate, and the
-chance rate (answers that are non-trivial clones of *another* task's canonical, entry point
-renamed). Then a sweep of the rule's size thresholds, to show where the defaults sit.
+(any non-trivial clone of its own canonical), the rate with trivial pairs (canonicals under the
+default profile's token floor, reported apart) counted too, evidence rate, similar-solution
+rate, and the chance rate (answers that are non-trivial clones of *another* task's canonical,
+entry point renamed). Then a sweep of the rule's size thresholds, to show where the defaults sit.
 
     python perf/calibrate_evidence.py                      # default profile
     python perf/calibrate_evidence.py --profile nicad
@@ -96,10 +97,12 @@ def class_table(report: dict, chance: dict[str, tuple[int, int]]) -> list[dict]:
         n = len(samples)
         tiers = Counter(s["evidence_tier"] for s in samples)
         cloned = sum(1 for s in samples if s["clone_type"] is not None)
+        flagged = sum(1 for s in samples if s["clone_type"] is not None or s["trivial_type"])
         hits, compared, pair_hits, pairs = chance.get(name, (0, 0, 0, 0))
         rows.append({
             "class": name, "expected": EXPECTED[name], "samples": n,
             "clone_rate": cloned / n if n else 0.0,
+            "flagged_rate": flagged / n if n else 0.0,
             "evidence_rate": tiers[EVIDENCE] / n if n else 0.0,
             "similar_rate": tiers[SIMILAR] / n if n else 0.0,
             "uninformative": tiers["uninformative"],
@@ -180,14 +183,15 @@ def calibrate(profile: str, check: bool, seed: int) -> dict:
 def print_figures(figures: dict) -> None:
     print(f"evidence calibration, profile {figures['profile']}, seed {figures['seed']}")
     print(f"rule: {figures['rule']}")
-    header = (f"{'class':20} {'expected':14} {'samples':>7} {'clone':>7} {'evidence':>9} "
+    header = (f"{'class':20} {'expected':14} {'samples':>7} {'clone':>7} {'+trivial':>8} "
+              f"{'evidence':>9} "
               f"{'similar':>8} {'chance/canonical':>16} {'any other task':>14}")  # fmt: skip
     check = any("tests_passed" in r for r in figures["classes"])
     print(header + ("  tests passed" if check else ""))
     for r in figures["classes"]:
         line = (
             f"{r['class']:20} {r['expected']:14} {r['samples']:7d} {r['clone_rate']:7.1%} "
-            f"{r['evidence_rate']:9.1%} {r['similar_rate']:8.1%} "
+            f"{r['flagged_rate']:8.1%} {r['evidence_rate']:9.1%} {r['similar_rate']:8.1%} "
             f"{r['chance_per_canonical']:16.2%} {r['chance_any_other_task']:14.1%}"
         )
         print(line + (f"  {r['tests_passed']}" if check else ""))
