@@ -10,13 +10,14 @@ checked exactly against sorted (hash, task) postings.
 from __future__ import annotations
 
 import ast
+import functools
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
-from ..benchmarks import Benchmark, Task, canonical_source
+from ..benchmarks import Benchmark, Task, canonical_source, load_benchmark
 from ..benchmarks.canonical import strip_comments
 from ..benchmarks.docstrings import docstring_holders
 from .lexer import code_tokens, split_code, word_tokens
@@ -175,6 +176,13 @@ def build_index(benchmark: Benchmark, min_fraction: float = 0.25) -> BenchmarkIn
     return BenchmarkIndex(
         benchmark.name, indexed, Postings.build(code_sets), Postings.build(prose_sets), min_fraction
     )
+
+
+@functools.lru_cache(maxsize=2)
+def benchmark_index(spec: str) -> BenchmarkIndex:
+    """The index of a benchmark by name or path, built once per process: the scan builds it
+    in the parent, and forked workers (and the merge) share that one copy."""
+    return build_index(load_benchmark(spec))
 
 
 def _distinct(batch, i: int, n: int) -> np.ndarray:

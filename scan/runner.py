@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import sys
 import tempfile
 import threading
@@ -26,6 +27,24 @@ from .readers import Corpus, CorpusSettings, corpus_files, resolve_corpus
 from .summary import merge_ranks
 
 Progress = Callable[[dict], None]
+
+_POLLING = threading.Lock()
+"""Held by the progress thread while it reads the ranks' files, and taken around every fork
+(the local executor forks its workers): a child never starts with a lock or a file handle that
+the polling thread held half-way through."""
+
+
+def _forked_worker_setup() -> None:
+    """In a forked worker: release the polling lock, and give SIGTERM back its default (the
+    CLI turns it into KeyboardInterrupt; a worker must die of it, as a forkserver worker does,
+    when the pool terminates it, whichever of its threads the signal reaches)."""
+    _POLLING.release()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+os.register_at_fork(
+    before=_POLLING.acquire, after_in_parent=_POLLING.release, after_in_child=_forked_worker_setup
+)
 
 
 @dataclass(frozen=True)
@@ -57,6 +76,7 @@ def run_scan(settings: ScanSettings, progress: Progress | None = None) -> dict:
     """Scan (or resume) and return the summary; a Slurm submission returns its status."""
     from datatrove.io import get_datafolder
 
+    from .index import benchmark_index
     from .steps import ScanStep
 
     corpora = [resolve_corpus(c) for c in settings.corpora]
@@ -71,6 +91,7 @@ def run_scan(settings: ScanSettings, progress: Progress | None = None) -> dict:
 
     pipeline = [build_reader(c, settings.limit) for c in corpora]
     pipeline.append(ScanStep(settings.output, settings.benchmark, group_field))
+    benchmark_index(settings.benchmark)  # built here once; forked local workers inherit it
     executor = build_executor(pipeline, settings.executor, _join(settings.output, "datatrove"),
                               tasks)  # fmt: skip
     started = time.monotonic()
@@ -189,9 +210,10 @@ def _watch(output, tasks: int, started: float, progress: Progress | None) -> Ite
 
     def poll() -> None:
         while not stop.wait(0.5):
-            totals = read_progress(output, tasks)
-            totals["seconds"] = time.monotonic() - started
-            progress(totals)
+            with _POLLING:
+                totals = read_progress(output, tasks)
+                totals["seconds"] = time.monotonic() - started
+                progress(totals)
 
     thread = threading.Thread(target=poll, daemon=True)
     thread.start()

@@ -7,7 +7,6 @@ scan command (the CLI starts without it).
 
 from __future__ import annotations
 
-import functools
 import json
 import resource
 import time
@@ -18,10 +17,9 @@ from datatrove.io import get_datafolder
 from datatrove.pipeline.base import PipelineStep
 from datatrove.pipeline.readers.base import BaseDiskReader
 
-from ..benchmarks import load_benchmark
 from .errors import ScanError
 from .idioms import RankCollector
-from .index import build_index
+from .index import benchmark_index
 from .results import write_rank_matches
 from .scanner import Document, DocumentScanner
 from .verify import MIN_BODY_TOKENS
@@ -29,12 +27,6 @@ from .verify import MIN_BODY_TOKENS
 BATCH_CHARACTERS = 1_000_000
 """Documents are scanned in batches of about this many characters (bounds memory per rank)."""
 PROGRESS_SECONDS = 1.0
-
-
-@functools.lru_cache(maxsize=2)
-def benchmark_index(spec: str):
-    """The index, built once per worker process (a worker runs several ranks)."""
-    return build_index(load_benchmark(spec))
 
 
 class ScanStep(PipelineStep):
