@@ -21,7 +21,8 @@ import keyword
 import re
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -65,20 +66,6 @@ _KIND = np.where(_WORD, 1, np.where(_SPACE, 0, 2)).astype(np.int8)
 _KIND[_DOT] = 3
 
 
-def _is_statement_start(code_before: str) -> bool:
-    if code_before and code_before[-1] not in " \t\n;":
-        return False
-    tail = code_before[-200:].rstrip(" \t")
-    return tail == "" or tail[-1] in "\n;"
-
-
-def _is_statement_end(code_after: str) -> bool:
-    if code_after and code_after[0] not in " \t\r\n;":
-        return False
-    head = code_after[:200].lstrip(" \t")
-    return head == "" or head[0] in "\r\n;#"
-
-
 @dataclass(frozen=True)
 class CodeText:
     """A document's code as the scanning lexer sees it, and where its pieces came from."""
@@ -86,15 +73,31 @@ class CodeText:
     code: str
     prose: list[str]
     """Text of the comments and string literals."""
-    anchors: list[tuple[int, int]]
-    """(offset in code, offset in the original text) at the start of each code piece."""
+    pieces: list[str] = field(repr=False)
+    """The code pieces (even places) and what replaced each comment or literal (odd places)."""
+
+    @cached_property
+    def anchors(self) -> list[tuple[int, int]]:
+        """(offset in code, offset in the original text) at the start of each code piece;
+        worked out only for the few documents that hold a candidate."""
+        pieces, prose = self.pieces, self.prose
+        code_length = original = len(pieces[0])
+        anchors = [(0, 0)]
+        for i, literal in enumerate(prose):
+            code_length += len(pieces[2 * i + 1])
+            original += len(literal)
+            anchors.append((code_length, original))
+            following = len(pieces[2 * i + 2])
+            code_length += following
+            original += following
+        return anchors
 
     def original_offset(self, code_offset: int) -> int:
         """Offset in the original text of a code offset (exact for ASCII text)."""
-        index = bisect_right(self.anchors, (code_offset, 1 << 62)) - 1
-        code_start, original_start = self.anchors[max(index, 0)]
+        anchors = self.anchors
+        index = bisect_right(anchors, (code_offset, 1 << 62)) - 1
+        code_start, original_start = anchors[max(index, 0)]
         return original_start + code_offset - code_start
-
 
     def safe_start(self, original_offset: int) -> int:
         """The last place at or before the offset where code starts (never inside a string
@@ -105,31 +108,41 @@ class CodeText:
 
 def split_code(text: str) -> CodeText:
     """The code with comments and string statements dropped and other string literals
-    replaced by STRING_MARK, with the text of the comments and strings apart."""
+    replaced by STRING_MARK, with the text of the comments and strings apart.
+
+    A string is a statement (a docstring) when only blanks lie between it and the start of
+    its line (or a `;`) and between it and the end of its line (or a `;` or a comment),
+    looking at most 200 characters either way. One pass over the pieces, no call per piece:
+    this runs on every document."""
     pieces = STRINGS_AND_COMMENTS.split(text)
-    if len(pieces) == 1:
-        return CodeText(text, [], [(0, 0)])
-    out = [pieces[0]]
-    prose = []
-    anchors = [(0, 0)]
-    code_length = original = len(pieces[0])
+    prose = pieces[1::2]
     for i in range(1, len(pieces), 2):
         piece = pieces[i]
-        prose.append(piece)
-        if piece[0] == "#" or (
-            _is_statement_end(pieces[i + 1]) and _is_statement_start(pieces[i - 1])
-        ):
-            replacement = " "
+        if piece[0] == "#":
+            pieces[i] = " "
+            continue
+        after = pieces[i + 1]
+        first = after[:1]  # "" (end of text, or another literal next) counts as a line end
+        if first in "\r\n;":
+            ends = True
+        elif first in " \t":
+            head = after[:200].lstrip(" \t")
+            ends = not head or head[0] in "\r\n;#"
         else:
-            replacement = STRING_MARK_PADDED
-        out.append(replacement)
-        code_length += len(replacement)
-        original += len(piece)
-        anchors.append((code_length, original))
-        out.append(pieces[i + 1])
-        code_length += len(pieces[i + 1])
-        original += len(pieces[i + 1])
-    return CodeText("".join(out), prose, anchors)
+            ends = False
+        if ends:
+            before = pieces[i - 1]
+            last = before[-1:]  # "" (start of text, or a literal before) is a line start
+            if last in "\n;":
+                pieces[i] = " "
+                continue
+            if last in " \t":
+                tail = before[-200:].rstrip(" \t")
+                if not tail or tail[-1] in "\n;":
+                    pieces[i] = " "
+                    continue
+        pieces[i] = STRING_MARK_PADDED
+    return CodeText("".join(pieces), prose, pieces)
 
 
 @dataclass(frozen=True)
