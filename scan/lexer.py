@@ -17,6 +17,7 @@ in Python, which is what makes the scan fast (see perf/scan_throughput.py).
 from __future__ import annotations
 
 import builtins
+import functools
 import keyword
 import re
 from bisect import bisect_right
@@ -26,7 +27,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .hashing import BYTE_POWERS, MAX_TOKEN_BYTES, constant_hash, ngram_hashes, token_hash
+from .hashing import BYTE_BASE, MAX_TOKEN_BYTES, constant_hash, ngram_hashes, token_hash
 
 _STRING = (
     r'"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
@@ -181,24 +182,53 @@ def _encode(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     return data, starts
 
 
-_BYTE_VALUES = (
-    np.arange(256, dtype=np.uint64)[None, :] * BYTE_POWERS[:, None]
-)  # [position in token, byte] -> byte * BYTE_BASE**position
+_INVERSE_BASE = np.uint64(pow(int(BYTE_BASE), -1, 2**64))
+_KEPT_POWERS = 1 << 21
+"""Power tables for up to this many bytes are kept (a batch is about 1 MB; 32 MB of tables);
+longer texts get tables of their own, freed with them."""
+
+
+@functools.lru_cache(maxsize=1)
+def _kept_powers() -> tuple[np.ndarray, np.ndarray]:
+    return _power_tables(_KEPT_POWERS)
+
+
+def _power_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(BYTE_BASE**j, BYTE_BASE**-j) mod 2**64 for j < n (the base is odd: invertible)."""
+    with np.errstate(over="ignore"):
+        powers = np.full(n, BYTE_BASE, dtype=np.uint64)
+        powers[0] = 1
+        np.multiply.accumulate(powers, out=powers)
+        inverse = np.full(n, _INVERSE_BASE, dtype=np.uint64)
+        inverse[0] = 1
+        np.multiply.accumulate(inverse, out=inverse)
+    return powers, inverse
 
 
 def _word_hashes(data: np.ndarray, starts_mask: np.ndarray, word_mask: np.ndarray) -> np.ndarray:
-    """Byte polynomial of each word token (first MAX_TOKEN_BYTES bytes), one per word start."""
-    word_bytes = np.flatnonzero(word_mask).astype(np.int32)
-    if len(word_bytes) == 0:
+    """Byte polynomial of each word token (first MAX_TOKEN_BYTES bytes), one per word start.
+
+    A word runs from its start to the next start or the end of its run of word bytes. With
+    prefix sums of byte * BASE**j over the whole batch, a word's polynomial is
+    (sum to its end - sum to its start) * BASE**-start: a few passes over the bytes, none
+    per byte of a word (the same values as `hashing.token_hash`; test_scan_lexer checks)."""
+    n = len(data)
+    starts = np.flatnonzero(starts_mask)
+    if len(starts) == 0:
         return np.empty(0, dtype=np.uint64)
-    first_of_word = starts_mask[word_bytes]
-    segment = np.flatnonzero(first_of_word).astype(np.int32)
-    # position of each word byte inside its word: its index minus its word's first index
-    offsets = np.arange(len(word_bytes), dtype=np.int32)
-    position = offsets - np.repeat(segment, np.diff(np.append(segment, len(word_bytes))))
-    values = _BYTE_VALUES[np.minimum(position, MAX_TOKEN_BYTES - 1), data[word_bytes]]
-    values[position >= MAX_TOKEN_BYTES] = 0  # a token hashes by its first 64 bytes
-    return np.add.reduceat(values, segment)
+    last = np.empty(n, dtype=bool)
+    np.logical_or(~word_mask[1:], starts_mask[1:], out=last[:-1])
+    last[-1] = True
+    ends = np.flatnonzero(last & word_mask)
+    ends += 1
+    np.minimum(ends, starts + MAX_TOKEN_BYTES, out=ends)  # a token hashes by its first 64 bytes
+    powers, inverse = _kept_powers() if n < _KEPT_POWERS else _power_tables(n + 1)
+    with np.errstate(over="ignore"):
+        prefix = np.empty(n + 1, dtype=np.uint64)
+        prefix[0] = 0
+        np.multiply(data, powers[:n], out=prefix[1:])
+        np.cumsum(prefix[1:], out=prefix[1:])
+        return (prefix[ends] - prefix[starts]) * inverse[starts]
 
 
 def code_tokens(codes: Sequence[str]) -> TokenBatch:
