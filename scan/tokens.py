@@ -17,6 +17,9 @@ from ..clones.normalize import BLIND
 
 _PREFIX = r"(?:[rRbBuUfF]{1,2}(?=['\"]))?"
 _TOKEN = re.compile(
+    # blanks before a token are part of its match, and a match may be blanks alone (the
+    # empty last alternative): the engine does not try every alternative at every blank
+    r"[ \t\f\r]*(?:"
     r"(?P<comment>#[^\n]*)"
     r"|(?P<string>" + _PREFIX + r'(?:"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
     r"|'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''"
@@ -26,8 +29,9 @@ _TOKEN = re.compile(
     r"|\d[\d_]*[eE][+-]?\d[\d_]*[jJ]?)"
     r"|(?P<int>0[xXoObB][\da-fA-F_]+[lL]?|\d[\d_]*[lLjJ]?)"
     r"|(?P<name>[^\W\d]\w*)"
-    r"|(?P<newline>\n)"
-    r"|(?P<op>\*\*=?|//=?|>>=?|<<=?|->|:=|\.\.\.|[-+*/%&|^@<>!=]=|[^\s\w])",
+    r"|(?P<newline>\n[ \t\f\r\n]*)"
+    r"|(?P<op>\*\*=?|//=?|>>=?|<<=?|->|:=|\.\.\.|[-+*/%&|^@<>!=]=|[^\s\w])"
+    r"|)",
     re.S,
 )
 KEYWORDS = frozenset(keyword.kwlist) | {"print", "exec"}
@@ -69,7 +73,7 @@ def tokenize(text: str) -> list[Token]:
     pending_string: Token | None = None  # a string that began a line: a statement if alone
     for match in _TOKEN.finditer(text):
         kind = match.lastgroup
-        if kind == "comment":
+        if kind is None or kind == "comment":  # blanks alone, a comment
             continue
         if kind == "newline":
             if depth == 0:
@@ -79,13 +83,14 @@ def tokenize(text: str) -> list[Token]:
         if pending_string is not None:
             append(pending_string)
             pending_string = None
-        value = match.group()
+        value = match.group(kind)
+        span = match.span(kind)
         if kind == "name":
             if value in KEYWORDS:
                 kind = "keyword"
         elif kind == "string":
             if line_start and depth == 0:
-                pending_string = new_token((kind, value, *match.span()))
+                pending_string = new_token((kind, value, *span))
                 line_start = False
                 continue
         elif kind == "op":
@@ -98,7 +103,7 @@ def tokenize(text: str) -> list[Token]:
                 line_start = True
                 continue
         line_start = False
-        append(new_token((kind, value, *match.span())))
+        append(new_token((kind, value, *span)))
     return tokens
 
 
