@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import math
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -129,17 +128,29 @@ class BenchmarkIndex:
         """(document, task) pairs where the document holds at least `min_fraction` of the
         task's distinct n-grams (and at least two), with where the hits lie."""
         owner, task, gram, place = postings.lookup(grams, owners, places)
-        found: dict[tuple[int, int], tuple[set[int], int, int]] = {}
-        for d, t, g, p in zip(owner.tolist(), task.tolist(), gram.tolist(), place.tolist(),
-                              strict=True):  # fmt: skip
-            distinct, first, last = found.get((d, t), (set(), p, p))
-            distinct.add(g)
-            found[(d, t)] = (distinct, min(first, p), max(last, p))
-        chosen = []
-        for (d, t), (distinct, first, last) in sorted(found.items()):
-            if len(distinct) >= max(2, math.ceil(self.min_fraction * sizes[t])):
-                chosen.append(Candidate(d, t, first, last))
-        return chosen
+        if len(owner) == 0:
+            return []
+        # one key per (document, task); sorted by key, then n-gram: distinct n-grams are the
+        # first of each run of equal (key, n-gram), counted per key, with no step per hit
+        key = owner.astype(np.int64) * (len(sizes) + 1) + task
+        order = np.lexsort((gram, key))
+        key, gram, place = key[order], gram[order], place[order]
+        new_key = np.ones(len(key), dtype=bool)
+        new_key[1:] = key[1:] != key[:-1]
+        new_gram = new_key.copy()
+        new_gram[1:] |= gram[1:] != gram[:-1]
+        firsts = np.flatnonzero(new_key)
+        distinct = np.add.reduceat(new_gram.astype(np.int64), firsts)
+        first_place = np.minimum.reduceat(place, firsts)
+        last_place = np.maximum.reduceat(place, firsts)
+        documents = owner[order][firsts]
+        tasks = task[order][firsts]
+        needed = np.maximum(2, np.ceil(self.min_fraction * sizes[tasks]))
+        chosen = np.flatnonzero(distinct >= needed)
+        return [
+            Candidate(int(documents[i]), int(tasks[i]), int(first_place[i]), int(last_place[i]))
+            for i in chosen
+        ]
 
     @property
     def code_sizes(self) -> np.ndarray:
