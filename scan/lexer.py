@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import itertools
 import keyword
 import re
 from bisect import bisect_right
@@ -183,18 +184,15 @@ def _encode(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
 
 
 _INVERSE_BASE = np.uint64(pow(int(BYTE_BASE), -1, 2**64))
-_KEPT_POWERS = 1 << 21
-"""Power tables for up to this many bytes are kept (a batch is about 1 MB; 32 MB of tables);
-longer texts get tables of their own, freed with them."""
+HASH_CHUNK = 1 << 20
+"""Bytes hashed at a time (memory: 16 bytes of power tables and 8 of prefix sums each)."""
 
 
 @functools.lru_cache(maxsize=1)
-def _kept_powers() -> tuple[np.ndarray, np.ndarray]:
-    return _power_tables(_KEPT_POWERS)
-
-
-def _power_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """(BYTE_BASE**j, BYTE_BASE**-j) mod 2**64 for j < n (the base is odd: invertible)."""
+def _power_tables() -> tuple[np.ndarray, np.ndarray]:
+    """(BYTE_BASE**j, BYTE_BASE**-j) mod 2**64 for j up to a chunk and a token (the base is
+    odd, so it has an inverse)."""
+    n = HASH_CHUNK + MAX_TOKEN_BYTES + 1
     with np.errstate(over="ignore"):
         powers = np.full(n, BYTE_BASE, dtype=np.uint64)
         powers[0] = 1
@@ -209,7 +207,7 @@ def _word_hashes(data: np.ndarray, starts_mask: np.ndarray, word_mask: np.ndarra
     """Byte polynomial of each word token (first MAX_TOKEN_BYTES bytes), one per word start.
 
     A word runs from its start to the next start or the end of its run of word bytes. With
-    prefix sums of byte * BASE**j over the whole batch, a word's polynomial is
+    prefix sums of byte * BASE**j over a chunk of the batch, a word's polynomial is
     (sum to its end - sum to its start) * BASE**-start: a few passes over the bytes, none
     per byte of a word (the same values as `hashing.token_hash`; test_scan_lexer checks)."""
     n = len(data)
@@ -222,13 +220,22 @@ def _word_hashes(data: np.ndarray, starts_mask: np.ndarray, word_mask: np.ndarra
     ends = np.flatnonzero(last & word_mask)
     ends += 1
     np.minimum(ends, starts + MAX_TOKEN_BYTES, out=ends)  # a token hashes by its first 64 bytes
-    powers, inverse = _kept_powers() if n < _KEPT_POWERS else _power_tables(n + 1)
+    powers, inverse = _power_tables()
+    hashes = np.empty(len(starts), dtype=np.uint64)
+    bounds = np.searchsorted(starts, np.arange(0, n + HASH_CHUNK, HASH_CHUNK))
     with np.errstate(over="ignore"):
-        prefix = np.empty(n + 1, dtype=np.uint64)
-        prefix[0] = 0
-        np.multiply(data, powers[:n], out=prefix[1:])
-        np.cumsum(prefix[1:], out=prefix[1:])
-        return (prefix[ends] - prefix[starts]) * inverse[starts]
+        for chunk, (first, stop) in enumerate(itertools.pairwise(bounds)):
+            if first == stop:
+                continue
+            low = chunk * HASH_CHUNK  # words starting in [low, low + HASH_CHUNK)
+            high = min(n, low + HASH_CHUNK + MAX_TOKEN_BYTES)
+            prefix = np.empty(high - low + 1, dtype=np.uint64)
+            prefix[0] = 0
+            np.multiply(data[low:high], powers[: high - low], out=prefix[1:])
+            np.cumsum(prefix[1:], out=prefix[1:])
+            begin, end = starts[first:stop] - low, ends[first:stop] - low
+            hashes[first:stop] = (prefix[end] - prefix[begin]) * inverse[begin]
+    return hashes
 
 
 def code_tokens(codes: Sequence[str]) -> TokenBatch:

@@ -97,7 +97,9 @@ def test_batched_word_hashes_are_each_words_own_byte_polynomial():
     # the batch hashes words with prefix sums over all its bytes; each must still be the
     # word's own polynomial, wherever it lies in the batch, cut at 64 bytes, UTF-8 included
     words = ["abc", "x" * 100, "y" * 64, "z"]
-    batch = word_tokens(["q " * 5000, " ".join(words)])
+    straddling = "q " * 524_270 + "a" * 100  # a word across the 1 MiB chunks the hash works in
+    batch = word_tokens([straddling, " ".join(words)])
+    assert batch.document(0)[-1] == token_hash(b"a" * 64)
     expected = [token_hash(w.encode()) for w in words]
     assert batch.document(1).tolist() == expected
     assert expected[1] == token_hash(b"x" * 64) != token_hash(b"x" * 63)
