@@ -203,15 +203,17 @@ def _power_tables() -> tuple[np.ndarray, np.ndarray]:
     return powers, inverse
 
 
-def _word_hashes(data: np.ndarray, starts_mask: np.ndarray, word_mask: np.ndarray) -> np.ndarray:
-    """Byte polynomial of each word token (first MAX_TOKEN_BYTES bytes), one per word start.
+def _word_hashes(
+    data: np.ndarray, starts_mask: np.ndarray, word_mask: np.ndarray, starts: np.ndarray
+) -> np.ndarray:
+    """Byte polynomial of each word token (first MAX_TOKEN_BYTES bytes), one per word start
+    (`starts`: the places of `starts_mask`).
 
     A word runs from its start to the next start or the end of its run of word bytes. With
     prefix sums of byte * BASE**j over a chunk of the batch, a word's polynomial is
     (sum to its end - sum to its start) * BASE**-start: a few passes over the bytes, none
     per byte of a word (the same values as `hashing.token_hash`; test_scan_lexer checks)."""
     n = len(data)
-    starts = np.flatnonzero(starts_mask)
     if len(starts) == 0:
         return np.empty(0, dtype=np.uint64)
     last = np.empty(n, dtype=bool)
@@ -252,15 +254,15 @@ def code_tokens(codes: Sequence[str]) -> TokenBatch:
     token_start = word_start | (kind >= 2) & ~attribute_dot
     positions = np.flatnonzero(token_start)
 
-    raw = _word_hashes(data, word_start, wordish)
-    first = data[word_start]
+    words = np.flatnonzero(word_start)
+    raw = _word_hashes(data, word_start, wordish, words)
+    first = data[words]
     found = np.searchsorted(KEPT_HASHES, raw)
     kept = KEPT_HASHES[np.minimum(found, len(KEPT_HASHES) - 1)] == raw
     mapped = np.where(kept | (first == _DOT), raw, ID_HASH)
     mapped[_DIGIT[first]] = NUM_HASH
-    is_word = word_start[positions]
     hashes = _PUNCT_HASHES[data[positions]]
-    hashes[is_word] = mapped
+    hashes[np.searchsorted(positions, words)] = mapped  # a word start is a token start
     return _batch(hashes, positions, doc_starts)
 
 
@@ -271,8 +273,8 @@ def word_tokens(texts: Sequence[str]) -> TokenBatch:
     previous = np.zeros(len(data), dtype=bool)
     previous[1:] = word[:-1]
     word_start = word & ~previous
-    hashes = _word_hashes(data, word_start, word)
-    return _batch(hashes, np.flatnonzero(word_start), doc_starts)
+    starts = np.flatnonzero(word_start)
+    return _batch(_word_hashes(data, word_start, word, starts), starts, doc_starts)
 
 
 def _batch(hashes: np.ndarray, positions: np.ndarray, doc_starts: np.ndarray) -> TokenBatch:
