@@ -6,7 +6,9 @@ chosen files in three kinds (verbatim, consistently renamed, a line added), runs
 command `cloneprobe scan CORPUS --output OUT --workers W --json` in a subprocess, and prints:
 - MB/s of the whole run (wall clock, start-up included) and per worker; MB per CPU-second
   of the ranks (the scan's own cost per core, which a loaded machine does not distort) and
-  of the whole command (parent and workers, start-up included);
+  of the whole command (parent and workers, start-up included; it counts the processes the
+  command waits for, so it is whole only when the workers are forked from the command, as
+  they are on Linux: forkserver workers are not counted);
 - recall per kind (a plant counts as found when `matches` holds its task in its document);
 - matches outside the plants, by evidence label (copy, idiom, short, strong).
 
