@@ -5,7 +5,10 @@ installed packages), plants HumanEval canonical fragments (signature and body) i
 chosen files in three kinds (verbatim, consistently renamed, a line added), runs the real
 command `cloneprobe scan CORPUS --output OUT --workers W --json` in a subprocess, and prints:
 - MB/s of the whole run (wall clock, start-up included) and per worker; MB per CPU-second
-  of the ranks (the scan's own cost per core, which a loaded machine does not distort);
+  of the ranks (the scan's own cost per core, which a loaded machine does not distort) and
+  of the whole command (parent and workers, start-up included; it counts the processes the
+  command waits for, so it is whole only when the workers are forked from the command, as
+  they are on Linux: forkserver workers are not counted);
 - recall per kind (a plant counts as found when `matches` holds its task in its document);
 - matches outside the plants, by evidence label (copy, idiom, short, strong).
 
@@ -23,6 +26,7 @@ import collections
 import json
 import os
 import random
+import resource
 import shutil
 import subprocess
 import sys
@@ -104,18 +108,23 @@ def main() -> None:
                    str(work / "out"), "--workers", str(args.workers), "--json"]  # fmt: skip
         if args.format == "jsonl":
             command += ["--group-field", "repo"]
+        load = os.getloadavg()[0]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.monotonic()
         result = subprocess.run(command, capture_output=True, text=True, check=False)
         wall = time.monotonic() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
         if result.returncode != 0:
             sys.exit(f"scan failed ({result.returncode}): {result.stderr[-2000:]}")
         summary = json.loads(result.stdout)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    report(summary, planted, wall, args.workers)
+    report(summary, planted, wall, args.workers, cpu, load)
 
 
-def report(summary: dict, planted: list[Plant], wall: float, workers: int) -> None:
+def report(summary: dict, planted: list[Plant], wall: float, workers: int, cpu: float | None = None,
+           load: float | None = None) -> None:  # fmt: skip
     found = {(m["document"], m["task_id"]) for m in summary["matches"]}
     megabytes = summary["characters"] / 1e6
     t = summary["throughput"]
@@ -125,7 +134,11 @@ def report(summary: dict, planted: list[Plant], wall: float, workers: int) -> No
           f"{megabytes / wall / workers:.2f} MB/s per worker")
     print(f"ranks' CPU time: {t['cpu_seconds']:.1f} s = {t['mb_per_cpu_second']:.2f} MB per "
           "CPU-second (per-core speed of the scan itself)")
-    print(f"load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    if cpu:
+        print(f"whole command's CPU time (parent and workers, start-up included): {cpu:.1f} s = "
+              f"{megabytes / cpu:.2f} MB per CPU-second end to end")
+    started = f"{load:.1f} at the start, " if load is not None else ""
+    print(f"load average: {started}{os.getloadavg()[0]:.1f} at the end, on {os.cpu_count()} cores")
     for kind in KINDS:
         mine = [p for p in planted if p.kind == kind]
         hit = [p for p in mine if (p.document, p.task_id) in found]

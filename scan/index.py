@@ -10,13 +10,13 @@ checked exactly against sorted (hash, task) postings.
 from __future__ import annotations
 
 import ast
-import math
+import functools
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
-from ..benchmarks import Benchmark, Task, canonical_source
+from ..benchmarks import Benchmark, Task, canonical_source, load_benchmark
 from ..benchmarks.canonical import strip_comments
 from ..benchmarks.docstrings import docstring_holders
 from .lexer import code_tokens, split_code, word_tokens
@@ -128,17 +128,29 @@ class BenchmarkIndex:
         """(document, task) pairs where the document holds at least `min_fraction` of the
         task's distinct n-grams (and at least two), with where the hits lie."""
         owner, task, gram, place = postings.lookup(grams, owners, places)
-        found: dict[tuple[int, int], tuple[set[int], int, int]] = {}
-        for d, t, g, p in zip(owner.tolist(), task.tolist(), gram.tolist(), place.tolist(),
-                              strict=True):  # fmt: skip
-            distinct, first, last = found.get((d, t), (set(), p, p))
-            distinct.add(g)
-            found[(d, t)] = (distinct, min(first, p), max(last, p))
-        chosen = []
-        for (d, t), (distinct, first, last) in sorted(found.items()):
-            if len(distinct) >= max(2, math.ceil(self.min_fraction * sizes[t])):
-                chosen.append(Candidate(d, t, first, last))
-        return chosen
+        if len(owner) == 0:
+            return []
+        # one key per (document, task); sorted by key, then n-gram: distinct n-grams are the
+        # first of each run of equal (key, n-gram), counted per key, with no step per hit
+        key = owner.astype(np.int64) * (len(sizes) + 1) + task
+        order = np.lexsort((gram, key))
+        key, gram, place = key[order], gram[order], place[order]
+        new_key = np.ones(len(key), dtype=bool)
+        new_key[1:] = key[1:] != key[:-1]
+        new_gram = new_key.copy()
+        new_gram[1:] |= gram[1:] != gram[:-1]
+        firsts = np.flatnonzero(new_key)
+        distinct = np.add.reduceat(new_gram.astype(np.int64), firsts)
+        first_place = np.minimum.reduceat(place, firsts)
+        last_place = np.maximum.reduceat(place, firsts)
+        documents = owner[order][firsts]
+        tasks = task[order][firsts]
+        needed = np.maximum(2, np.ceil(self.min_fraction * sizes[tasks]))
+        chosen = np.flatnonzero(distinct >= needed)
+        return [
+            Candidate(int(documents[i]), int(tasks[i]), int(first_place[i]), int(last_place[i]))
+            for i in chosen
+        ]
 
     @property
     def code_sizes(self) -> np.ndarray:
@@ -175,6 +187,13 @@ def build_index(benchmark: Benchmark, min_fraction: float = 0.25) -> BenchmarkIn
     return BenchmarkIndex(
         benchmark.name, indexed, Postings.build(code_sets), Postings.build(prose_sets), min_fraction
     )
+
+
+@functools.lru_cache(maxsize=2)
+def benchmark_index(spec: str) -> BenchmarkIndex:
+    """The index of a benchmark by name or path, built once per process: the scan builds it
+    in the parent, and forked workers (and the merge) share that one copy."""
+    return build_index(load_benchmark(spec))
 
 
 def _distinct(batch, i: int, n: int) -> np.ndarray:

@@ -17,15 +17,18 @@ in Python, which is what makes the scan fast (see perf/scan_throughput.py).
 from __future__ import annotations
 
 import builtins
+import functools
+import itertools
 import keyword
 import re
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
-from .hashing import BYTE_POWERS, MAX_TOKEN_BYTES, constant_hash, ngram_hashes, token_hash
+from .hashing import BYTE_BASE, MAX_TOKEN_BYTES, constant_hash, ngram_hashes, token_hash
 
 _STRING = (
     r'"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
@@ -65,20 +68,6 @@ _KIND = np.where(_WORD, 1, np.where(_SPACE, 0, 2)).astype(np.int8)
 _KIND[_DOT] = 3
 
 
-def _is_statement_start(code_before: str) -> bool:
-    if code_before and code_before[-1] not in " \t\n;":
-        return False
-    tail = code_before[-200:].rstrip(" \t")
-    return tail == "" or tail[-1] in "\n;"
-
-
-def _is_statement_end(code_after: str) -> bool:
-    if code_after and code_after[0] not in " \t\r\n;":
-        return False
-    head = code_after[:200].lstrip(" \t")
-    return head == "" or head[0] in "\r\n;#"
-
-
 @dataclass(frozen=True)
 class CodeText:
     """A document's code as the scanning lexer sees it, and where its pieces came from."""
@@ -86,15 +75,31 @@ class CodeText:
     code: str
     prose: list[str]
     """Text of the comments and string literals."""
-    anchors: list[tuple[int, int]]
-    """(offset in code, offset in the original text) at the start of each code piece."""
+    pieces: list[str] = field(repr=False)
+    """The code pieces (even places) and what replaced each comment or literal (odd places)."""
+
+    @cached_property
+    def anchors(self) -> list[tuple[int, int]]:
+        """(offset in code, offset in the original text) at the start of each code piece;
+        worked out only for the few documents that hold a candidate."""
+        pieces, prose = self.pieces, self.prose
+        code_length = original = len(pieces[0])
+        anchors = [(0, 0)]
+        for i, literal in enumerate(prose):
+            code_length += len(pieces[2 * i + 1])
+            original += len(literal)
+            anchors.append((code_length, original))
+            following = len(pieces[2 * i + 2])
+            code_length += following
+            original += following
+        return anchors
 
     def original_offset(self, code_offset: int) -> int:
         """Offset in the original text of a code offset (exact for ASCII text)."""
-        index = bisect_right(self.anchors, (code_offset, 1 << 62)) - 1
-        code_start, original_start = self.anchors[max(index, 0)]
+        anchors = self.anchors
+        index = bisect_right(anchors, (code_offset, 1 << 62)) - 1
+        code_start, original_start = anchors[max(index, 0)]
         return original_start + code_offset - code_start
-
 
     def safe_start(self, original_offset: int) -> int:
         """The last place at or before the offset where code starts (never inside a string
@@ -105,31 +110,41 @@ class CodeText:
 
 def split_code(text: str) -> CodeText:
     """The code with comments and string statements dropped and other string literals
-    replaced by STRING_MARK, with the text of the comments and strings apart."""
+    replaced by STRING_MARK, with the text of the comments and strings apart.
+
+    A string is a statement (a docstring) when only blanks lie between it and the start of
+    its line (or a `;`) and between it and the end of its line (or a `;` or a comment),
+    looking at most 200 characters either way. One pass over the pieces, no call per piece:
+    this runs on every document."""
     pieces = STRINGS_AND_COMMENTS.split(text)
-    if len(pieces) == 1:
-        return CodeText(text, [], [(0, 0)])
-    out = [pieces[0]]
-    prose = []
-    anchors = [(0, 0)]
-    code_length = original = len(pieces[0])
+    prose = pieces[1::2]
     for i in range(1, len(pieces), 2):
         piece = pieces[i]
-        prose.append(piece)
-        if piece[0] == "#" or (
-            _is_statement_end(pieces[i + 1]) and _is_statement_start(pieces[i - 1])
-        ):
-            replacement = " "
+        if piece[0] == "#":
+            pieces[i] = " "
+            continue
+        after = pieces[i + 1]
+        first = after[:1]  # "" (end of text, or another literal next) counts as a line end
+        if first in "\r\n;":
+            ends = True
+        elif first in " \t":
+            head = after[:200].lstrip(" \t")
+            ends = not head or head[0] in "\r\n;#"
         else:
-            replacement = STRING_MARK_PADDED
-        out.append(replacement)
-        code_length += len(replacement)
-        original += len(piece)
-        anchors.append((code_length, original))
-        out.append(pieces[i + 1])
-        code_length += len(pieces[i + 1])
-        original += len(pieces[i + 1])
-    return CodeText("".join(out), prose, anchors)
+            ends = False
+        if ends:
+            before = pieces[i - 1]
+            last = before[-1:]  # "" (start of text, or a literal before) is a line start
+            if last in "\n;":
+                pieces[i] = " "
+                continue
+            if last in " \t":
+                tail = before[-200:].rstrip(" \t")
+                if not tail or tail[-1] in "\n;":
+                    pieces[i] = " "
+                    continue
+        pieces[i] = STRING_MARK_PADDED
+    return CodeText("".join(pieces), prose, pieces)
 
 
 @dataclass(frozen=True)
@@ -168,24 +183,61 @@ def _encode(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     return data, starts
 
 
-_BYTE_VALUES = (
-    np.arange(256, dtype=np.uint64)[None, :] * BYTE_POWERS[:, None]
-)  # [position in token, byte] -> byte * BYTE_BASE**position
+_INVERSE_BASE = np.uint64(pow(int(BYTE_BASE), -1, 2**64))
+HASH_CHUNK = 1 << 20
+"""Bytes hashed at a time (memory: 16 bytes of power tables and 8 of prefix sums each)."""
 
 
-def _word_hashes(data: np.ndarray, starts_mask: np.ndarray, word_mask: np.ndarray) -> np.ndarray:
-    """Byte polynomial of each word token (first MAX_TOKEN_BYTES bytes), one per word start."""
-    word_bytes = np.flatnonzero(word_mask).astype(np.int32)
-    if len(word_bytes) == 0:
+@functools.lru_cache(maxsize=1)
+def _power_tables() -> tuple[np.ndarray, np.ndarray]:
+    """(BYTE_BASE**j, BYTE_BASE**-j) mod 2**64 for j up to a chunk and a token (the base is
+    odd, so it has an inverse)."""
+    n = HASH_CHUNK + MAX_TOKEN_BYTES + 1
+    with np.errstate(over="ignore"):
+        powers = np.full(n, BYTE_BASE, dtype=np.uint64)
+        powers[0] = 1
+        np.multiply.accumulate(powers, out=powers)
+        inverse = np.full(n, _INVERSE_BASE, dtype=np.uint64)
+        inverse[0] = 1
+        np.multiply.accumulate(inverse, out=inverse)
+    return powers, inverse
+
+
+def _word_hashes(
+    data: np.ndarray, starts_mask: np.ndarray, word_mask: np.ndarray, starts: np.ndarray
+) -> np.ndarray:
+    """Byte polynomial of each word token (first MAX_TOKEN_BYTES bytes), one per word start
+    (`starts`: the places of `starts_mask`).
+
+    A word runs from its start to the next start or the end of its run of word bytes. With
+    prefix sums of byte * BASE**j over a chunk of the batch, a word's polynomial is
+    (sum to its end - sum to its start) * BASE**-start: a few passes over the bytes, none
+    per byte of a word (the same values as `hashing.token_hash`; test_scan_lexer checks)."""
+    n = len(data)
+    if len(starts) == 0:
         return np.empty(0, dtype=np.uint64)
-    first_of_word = starts_mask[word_bytes]
-    segment = np.flatnonzero(first_of_word).astype(np.int32)
-    # position of each word byte inside its word: its index minus its word's first index
-    offsets = np.arange(len(word_bytes), dtype=np.int32)
-    position = offsets - np.repeat(segment, np.diff(np.append(segment, len(word_bytes))))
-    values = _BYTE_VALUES[np.minimum(position, MAX_TOKEN_BYTES - 1), data[word_bytes]]
-    values[position >= MAX_TOKEN_BYTES] = 0  # a token hashes by its first 64 bytes
-    return np.add.reduceat(values, segment)
+    last = np.empty(n, dtype=bool)
+    np.logical_or(~word_mask[1:], starts_mask[1:], out=last[:-1])
+    last[-1] = True
+    ends = np.flatnonzero(last & word_mask)
+    ends += 1
+    np.minimum(ends, starts + MAX_TOKEN_BYTES, out=ends)  # a token hashes by its first 64 bytes
+    powers, inverse = _power_tables()
+    hashes = np.empty(len(starts), dtype=np.uint64)
+    bounds = np.searchsorted(starts, np.arange(0, n + HASH_CHUNK, HASH_CHUNK))
+    with np.errstate(over="ignore"):
+        for chunk, (first, stop) in enumerate(itertools.pairwise(bounds)):
+            if first == stop:
+                continue
+            low = chunk * HASH_CHUNK  # words starting in [low, low + HASH_CHUNK)
+            high = min(n, low + HASH_CHUNK + MAX_TOKEN_BYTES)
+            prefix = np.empty(high - low + 1, dtype=np.uint64)
+            prefix[0] = 0
+            np.multiply(data[low:high], powers[: high - low], out=prefix[1:])
+            np.cumsum(prefix[1:], out=prefix[1:])
+            begin, end = starts[first:stop] - low, ends[first:stop] - low
+            hashes[first:stop] = (prefix[end] - prefix[begin]) * inverse[begin]
+    return hashes
 
 
 def code_tokens(codes: Sequence[str]) -> TokenBatch:
@@ -202,15 +254,15 @@ def code_tokens(codes: Sequence[str]) -> TokenBatch:
     token_start = word_start | (kind >= 2) & ~attribute_dot
     positions = np.flatnonzero(token_start)
 
-    raw = _word_hashes(data, word_start, wordish)
-    first = data[word_start]
+    words = np.flatnonzero(word_start)
+    raw = _word_hashes(data, word_start, wordish, words)
+    first = data[words]
     found = np.searchsorted(KEPT_HASHES, raw)
     kept = KEPT_HASHES[np.minimum(found, len(KEPT_HASHES) - 1)] == raw
     mapped = np.where(kept | (first == _DOT), raw, ID_HASH)
     mapped[_DIGIT[first]] = NUM_HASH
-    is_word = word_start[positions]
     hashes = _PUNCT_HASHES[data[positions]]
-    hashes[is_word] = mapped
+    hashes[np.searchsorted(positions, words)] = mapped  # a word start is a token start
     return _batch(hashes, positions, doc_starts)
 
 
@@ -221,8 +273,8 @@ def word_tokens(texts: Sequence[str]) -> TokenBatch:
     previous = np.zeros(len(data), dtype=bool)
     previous[1:] = word[:-1]
     word_start = word & ~previous
-    hashes = _word_hashes(data, word_start, word)
-    return _batch(hashes, np.flatnonzero(word_start), doc_starts)
+    starts = np.flatnonzero(word_start)
+    return _batch(_word_hashes(data, word_start, word, starts), starts, doc_starts)
 
 
 def _batch(hashes: np.ndarray, positions: np.ndarray, doc_starts: np.ndarray) -> TokenBatch:

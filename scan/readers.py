@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +49,12 @@ def _is_remote(path: str) -> bool:
 
 def resolve_corpus(settings: CorpusSettings) -> Corpus:
     """Where and what the corpus is; ScanError when it is empty or not there."""
+    return resolve_and_list(settings)[0]
+
+
+def resolve_and_list(settings: CorpusSettings) -> tuple[Corpus, list[str] | None]:
+    """The resolved corpus and its files (relative to its folder, as datatrove lists them;
+    None for a saved dataset): listed once, for the check, the rank count and the ranks."""
     path = settings.path
     fmt = settings.format
     if fmt not in FORMATS:
@@ -55,7 +62,8 @@ def resolve_corpus(settings: CorpusSettings) -> Corpus:
     if _is_remote(path):
         if fmt == "auto":
             raise ScanError(f"{path}: give --format for a remote corpus ({', '.join(FORMATS[1:])})")
-        return Corpus(path, fmt, settings.glob, settings.text_field, settings.id_field)
+        corpus = Corpus(path, fmt, settings.glob, settings.text_field, settings.id_field)
+        return corpus, None if fmt == "hf" else corpus_files(corpus)
     local = Path(path)
     if not local.exists():
         raise ScanError(f"{path}: no such file or folder")
@@ -67,8 +75,9 @@ def resolve_corpus(settings: CorpusSettings) -> Corpus:
     if glob is None:
         glob = _default_glob(fmt)
     corpus = Corpus(str(folder.resolve()), fmt, glob, settings.text_field, settings.id_field)
-    check_corpus(corpus)
-    return corpus
+    files = None if fmt == "hf" else corpus_files(corpus)
+    check_corpus(corpus, files)
+    return corpus, files
 
 
 def _detect_format(path: Path) -> str:
@@ -79,12 +88,14 @@ def _detect_format(path: Path) -> str:
         return "jsonl" if name.endswith(JSONL_SUFFIXES) else "files"
     if (path / "dataset_info.json").is_file() or (path / "state.json").is_file():
         return "hf"
-    names = [p.name for p in path.rglob("*") if p.is_file()]
-    if any(name.endswith(".parquet") for name in names):
-        return "parquet"
-    if any(name.endswith(JSONL_SUFFIXES) for name in names):
-        return "jsonl"
-    return "files"
+    jsonl = False
+    for folder, _, names in os.walk(path):  # scandir-based: a fifth of rglob's time
+        for name in names:
+            if name.endswith(".parquet") and os.path.isfile(os.path.join(folder, name)):
+                return "parquet"
+            if not jsonl and name.endswith(JSONL_SUFFIXES):
+                jsonl = os.path.isfile(os.path.join(folder, name))
+    return "jsonl" if jsonl else "files"
 
 
 def _default_glob(fmt: str) -> str | None:
@@ -99,12 +110,13 @@ def corpus_files(corpus: Corpus) -> list[str]:
     return sorted(folder.list_files(recursive=True, glob_pattern=corpus.glob))
 
 
-def check_corpus(corpus: Corpus) -> None:
+def check_corpus(corpus: Corpus, files: list[str] | None = None) -> None:
     """Every local shard opens and its first record has the text field (ScanError if not)."""
     if corpus.format == "hf":
         _check_hf(corpus)
         return
-    files = corpus_files(corpus)
+    if files is None:
+        files = corpus_files(corpus)
     if not files:
         kind = "source" if corpus.format == "files" else corpus.format
         raise ScanError(
@@ -112,15 +124,14 @@ def check_corpus(corpus: Corpus) -> None:
             "--format or --glob"
         )
     for name in files:
-        path = Path(corpus.folder) / name
         if corpus.format == "jsonl":
-            _check_jsonl(path, corpus.text_field)
+            _check_jsonl(Path(corpus.folder) / name, corpus.text_field)
         elif corpus.format == "parquet":
-            _check_parquet(path, corpus.text_field)
+            _check_parquet(Path(corpus.folder) / name, corpus.text_field)
         else:
+            path = os.path.join(corpus.folder, name)
             try:
-                with path.open("rb"):
-                    pass
+                os.close(os.open(path, os.O_RDONLY))  # no file object: a third of open()'s cost
             except OSError as error:
                 raise ScanError(f"{path}: cannot read ({error.strerror}); fix its permissions "
                                 "or leave it out with --glob") from error  # fmt: skip
@@ -218,9 +229,11 @@ def strict_adapter(reader, data: dict, path: str, id_in_file):
     }
 
 
-def build_reader(corpus: Corpus, limit: int = -1):
-    """The datatrove reader for a corpus (imports datatrove)."""
-    common = {"text_key": corpus.text_field, "id_key": corpus.id_field, "limit": limit}
+def build_reader(corpus: Corpus, limit: int = -1, paths_file: str | None = None):
+    """The datatrove reader for a corpus (imports datatrove). `paths_file` lists the corpus's
+    files, one a line (`write_paths_file`), so that no rank lists the folder again."""
+    common = {"text_key": corpus.text_field, "id_key": corpus.id_field, "limit": limit,
+              "paths_file": paths_file}  # fmt: skip
     if corpus.format == "jsonl":
         from .trove import CheckedJsonlReader
 
@@ -234,8 +247,23 @@ def build_reader(corpus: Corpus, limit: int = -1):
     if corpus.format == "hf":
         from datatrove.pipeline.readers import HuggingFaceDatasetReader
 
+        del common["paths_file"]
         return HuggingFaceDatasetReader(corpus.folder, load_from_disk=True,
                                         adapter=strict_adapter, **common)  # fmt: skip
     from .steps import SourceFilesReader
 
-    return SourceFilesReader(corpus.folder, glob_pattern=corpus.glob, limit=limit)
+    return SourceFilesReader(corpus.folder, glob_pattern=corpus.glob, limit=limit,
+                             paths_file=paths_file)  # fmt: skip
+
+
+def write_paths_file(output, name: str, files: list[str] | None) -> bool:
+    """Write a corpus's file list where every rank can read it (datatrove's `paths_file`:
+    rank r reads lines r, r + world_size, ..., as it would shard its own listing). False when
+    there is no list (or an empty one: the ranks then say so), or a name that a line cannot
+    carry (datatrove strips each line)."""
+    if not files or any(f != f.strip() or "\n" in f or "\r" in f for f in files):
+        return False
+    with output.open(name + ".tmp", "w") as handle:
+        handle.write("".join(f + "\n" for f in files))
+    output.mv(name + ".tmp", name)
+    return True

@@ -2,6 +2,7 @@
 
 Layout of the output folder (local path or fsspec URL, shared by every rank):
   scan.json            the settings the ranks were cut for (a resume must match them)
+  paths/N.txt          the files of the N-th corpus, listed once for every rank
   datatrove/           datatrove's logs, stats and per-rank completion markers
   progress/RANK.json   documents, characters and CPU time so far, per rank
   matches/RANK.jsonl   a finished rank's matches;  tallies/RANK.json  its per-task counts
@@ -13,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import sys
 import tempfile
 import threading
@@ -22,10 +24,28 @@ from dataclasses import asdict, dataclass, field
 
 from .errors import ScanError
 from .executors import ExecutorSettings, build_executor, default_workers
-from .readers import Corpus, CorpusSettings, corpus_files, resolve_corpus
+from .readers import Corpus, CorpusSettings, resolve_and_list, write_paths_file
 from .summary import merge_ranks
 
 Progress = Callable[[dict], None]
+
+_POLLING = threading.Lock()
+"""Held by the progress thread while it reads the ranks' files, and taken around every fork
+(the local executor forks its workers): a child never starts with a lock or a file handle that
+the polling thread held half-way through."""
+
+
+def _forked_worker_setup() -> None:
+    """In a forked worker: release the polling lock, and give SIGTERM back its default (the
+    CLI turns it into KeyboardInterrupt; a worker must die of it, as a forkserver worker does,
+    when the pool terminates it, whichever of its threads the signal reaches)."""
+    _POLLING.release()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+os.register_at_fork(
+    before=_POLLING.acquire, after_in_parent=_POLLING.release, after_in_child=_forked_worker_setup
+)
 
 
 @dataclass(frozen=True)
@@ -41,13 +61,15 @@ class ScanSettings:
     """Documents per rank and corpus (-1: all); for trying a scan on a sample."""
 
 
-def choose_tasks(corpora: list[Corpus], settings: ExecutorSettings) -> int:
+def choose_tasks(
+    corpora: list[Corpus], settings: ExecutorSettings, listings: list[list[str] | None]
+) -> int:
     """Ranks: the explicit --tasks, else four per worker (for balance and fine-grained resume)
     but never more than there are files to share out."""
     if settings.tasks:
         return settings.tasks
     workers = settings.workers or default_workers()
-    files = sum(1 if c.format == "hf" else len(corpus_files(c)) for c in corpora)
+    files = sum(1 if files is None else len(files) for files in listings)
     if any(c.format == "hf" for c in corpora):
         files = max(files, 4 * workers)
     return max(1, min(files, 4 * workers))
@@ -57,10 +79,13 @@ def run_scan(settings: ScanSettings, progress: Progress | None = None) -> dict:
     """Scan (or resume) and return the summary; a Slurm submission returns its status."""
     from datatrove.io import get_datafolder
 
+    from .index import benchmark_index
     from .steps import ScanStep
 
-    corpora = [resolve_corpus(c) for c in settings.corpora]
-    tasks = choose_tasks(corpora, settings.executor)
+    resolved = [resolve_and_list(c) for c in settings.corpora]
+    corpora = [corpus for corpus, _ in resolved]
+    listings = [files for _, files in resolved]
+    tasks = choose_tasks(corpora, settings.executor, listings)
     output = get_datafolder(settings.output)
     identity = _identity(settings, corpora, tasks)
     _claim_output(output, identity)
@@ -69,8 +94,14 @@ def run_scan(settings: ScanSettings, progress: Progress | None = None) -> dict:
     )
     from .readers import build_reader
 
-    pipeline = [build_reader(c, settings.limit) for c in corpora]
+    pipeline = []
+    for number, (corpus, files) in enumerate(resolved):
+        name = f"paths/{number:03d}.txt"
+        listed = write_paths_file(output, name, files)
+        paths_file = _join(settings.output, name) if listed else None
+        pipeline.append(build_reader(corpus, settings.limit, paths_file))
     pipeline.append(ScanStep(settings.output, settings.benchmark, group_field))
+    benchmark_index(settings.benchmark)  # built here once; forked local workers inherit it
     executor = build_executor(pipeline, settings.executor, _join(settings.output, "datatrove"),
                               tasks)  # fmt: skip
     started = time.monotonic()
@@ -189,9 +220,10 @@ def _watch(output, tasks: int, started: float, progress: Progress | None) -> Ite
 
     def poll() -> None:
         while not stop.wait(0.5):
-            totals = read_progress(output, tasks)
-            totals["seconds"] = time.monotonic() - started
-            progress(totals)
+            with _POLLING:
+                totals = read_progress(output, tasks)
+                totals["seconds"] = time.monotonic() - started
+                progress(totals)
 
     thread = threading.Thread(target=poll, daemon=True)
     thread.start()

@@ -127,7 +127,7 @@ def verify_candidate(
         span = (base + tokens[alignment.start].start, base + tokens[alignment.stop - 1].end)
     else:
         span = prose_span or (0, 0)  # prose spans are already absolute
-    test = shared_fraction(task.test_grams, prepared.raw_grams)
+    test = shared_fraction(task.test_grams, prepared.token_texts)
     literals = names = 1.0
     if solution:
         canonical = task.fragment if alignment.signature else task.body

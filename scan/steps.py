@@ -7,8 +7,8 @@ scan command (the CLI starts without it).
 
 from __future__ import annotations
 
-import functools
 import json
+import os
 import resource
 import time
 
@@ -17,11 +17,11 @@ from datatrove.data import DocumentsPipeline
 from datatrove.io import get_datafolder
 from datatrove.pipeline.base import PipelineStep
 from datatrove.pipeline.readers.base import BaseDiskReader
+from fsspec.implementations.local import LocalFileSystem
 
-from ..benchmarks import load_benchmark
 from .errors import ScanError
 from .idioms import RankCollector
-from .index import build_index
+from .index import benchmark_index
 from .results import write_rank_matches
 from .scanner import Document, DocumentScanner
 from .verify import MIN_BODY_TOKENS
@@ -29,12 +29,6 @@ from .verify import MIN_BODY_TOKENS
 BATCH_CHARACTERS = 1_000_000
 """Documents are scanned in batches of about this many characters (bounds memory per rank)."""
 PROGRESS_SECONDS = 1.0
-
-
-@functools.lru_cache(maxsize=2)
-def benchmark_index(spec: str):
-    """The index, built once per worker process (a worker runs several ranks)."""
-    return build_index(load_benchmark(spec))
 
 
 class ScanStep(PipelineStep):
@@ -102,14 +96,33 @@ class ScanStep(PipelineStep):
 
 class SourceFilesReader(BaseDiskReader):
     """Reads a folder of source files (by glob), one document per file: id = the path relative
-    to the folder, metadata `repository` = its first folder (for repository-level grouping)."""
+    to the folder, metadata `repository` = its first folder (for repository-level grouping).
+
+    A file is a document, so datatrove's per-file costs are per-document costs here: its log
+    line per input file is left out, and a local folder is read with `open` (not through
+    fsspec); a remote one still goes through the DataFolder."""
 
     name = "source files"
 
+    def read_files_shard(self, shard: list[str]):
+        """datatrove's loop (skip, limit, input-file stats) without its log line per file."""
+        read = skipped = 0
+        for filepath in shard:
+            self.stat_update("input_files")
+            for document in self.read_file(filepath):
+                if skipped < self.skip:
+                    skipped += 1
+                    continue
+                if self.limit != -1 and read >= self.limit:
+                    return
+                yield document
+                read += 1
+            if self.limit != -1 and read >= self.limit:
+                return
+
     def read_file(self, filepath: str):
         try:
-            with self.data_folder.open(filepath, "rb") as handle:
-                raw = handle.read()
+            raw = self._read_bytes(filepath)
         except OSError as error:
             raise ScanError(
                 f"{self.data_folder.resolve_paths(filepath)}: cannot read ({error}); fix its "
@@ -122,3 +135,10 @@ class SourceFilesReader(BaseDiskReader):
         document = self.get_document_from_dict(record, filepath, 0)
         if document is not None:
             yield document
+
+    def _read_bytes(self, filepath: str) -> bytes:
+        if isinstance(self.data_folder.fs, LocalFileSystem):
+            with open(os.path.join(self.data_folder.path, filepath), "rb") as handle:
+                return handle.read()
+        with self.data_folder.open(filepath, "rb") as handle:
+            return handle.read()

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 
-from ..benchmarks import load_benchmark
 from .idioms import IDIOM_DOCUMENTS, TaskTally, is_idiom, judge
-from .index import build_index
+from .index import benchmark_index
 from .results import read_rank_matches
 from .verify import MIN_BODY_TOKENS
 
@@ -15,7 +14,7 @@ FOUND_EVIDENCE = ("strong", "copy")
 
 
 def merge_ranks(output, benchmark: str, identity: dict, wall: float, ran_now: set) -> dict:
-    index = build_index(load_benchmark(benchmark))
+    index = benchmark_index(benchmark)
     body_sizes = {task.task_id: len(task.body) for task in index.tasks}
     tallies: dict[str, TaskTally] = {}
     for name in sorted(output.list_files("tallies", glob_pattern="*.json")):

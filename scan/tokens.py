@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import keyword
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..clones.normalize import BLIND
 
 _PREFIX = r"(?:[rRbBuUfF]{1,2}(?=['\"]))?"
 _TOKEN = re.compile(
+    # blanks before a token are part of its match, and a match may be blanks alone (the
+    # empty last alternative): the engine does not try every alternative at every blank
+    r"[ \t\f\r]*(?:"
     r"(?P<comment>#[^\n]*)"
     r"|(?P<string>" + _PREFIX + r'(?:"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
     r"|'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''"
@@ -26,16 +29,19 @@ _TOKEN = re.compile(
     r"|\d[\d_]*[eE][+-]?\d[\d_]*[jJ]?)"
     r"|(?P<int>0[xXoObB][\da-fA-F_]+[lL]?|\d[\d_]*[lLjJ]?)"
     r"|(?P<name>[^\W\d]\w*)"
-    r"|(?P<newline>\n)"
-    r"|(?P<op>\*\*=?|//=?|>>=?|<<=?|->|:=|\.\.\.|[-+*/%&|^@<>!=]=|[^\s\w])",
+    r"|(?P<newline>\n[ \t\f\r\n]*)"
+    r"|(?P<op>\*\*=?|//=?|>>=?|<<=?|->|:=|\.\.\.|[-+*/%&|^@<>!=]=|[^\s\w])"
+    r"|)",
     re.S,
 )
 KEYWORDS = frozenset(keyword.kwlist) | {"print", "exec"}
 """Kept by renaming (`print` and `exec` are keywords in Python 2 and in NiCad's grammar)."""
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
+    """One token (a named tuple: the verifier makes one per token of every candidate region,
+    and a tuple is made several times faster than a frozen dataclass)."""
+
     kind: str
     """name, keyword, int, float, string, op."""
     text: str
@@ -44,24 +50,30 @@ class Token:
 
     @property
     def blind(self) -> str:
-        if self.kind == "name":
-            return BLIND["id"]
-        if self.kind in ("int", "float"):
-            return BLIND[self.kind]
-        if self.kind == "string":
-            return BLIND["str"]
-        return self.text
+        return _BLIND_OF_KIND.get(self.kind, self.text)
+
+
+_BLIND_OF_KIND = {"name": BLIND["id"], "int": BLIND["int"], "float": BLIND["float"],
+                  "string": BLIND["str"]}  # fmt: skip
+
+
+def blind_texts(tokens: list[Token]) -> list[str]:
+    """Each token's text after blind renaming (`Token.blind`, for a whole list at once)."""
+    blind = _BLIND_OF_KIND.get
+    return [blind(kind, text) for kind, text, _, _ in tokens]
 
 
 def tokenize(text: str) -> list[Token]:
     """Tokens of the text, comments and string statements left out."""
     tokens: list[Token] = []
+    append = tokens.append
+    new_token = Token._make
     line_start = True  # no token yet on this logical line
     depth = 0
     pending_string: Token | None = None  # a string that began a line: a statement if alone
     for match in _TOKEN.finditer(text):
         kind = match.lastgroup
-        if kind == "comment":
+        if kind is None or kind == "comment":  # blanks alone, a comment
             continue
         if kind == "newline":
             if depth == 0:
@@ -69,26 +81,29 @@ def tokenize(text: str) -> list[Token]:
                 line_start = True
             continue
         if pending_string is not None:
-            tokens.append(pending_string)
+            append(pending_string)
             pending_string = None
-        value = match.group()
-        if kind == "name" and value in KEYWORDS:
-            kind = "keyword"
-        token = Token(kind, value, match.start(), match.end())  # type: ignore[arg-type]
-        if kind == "string" and line_start and depth == 0:
-            pending_string = token
-            line_start = False
-            continue
-        if kind == "op":
+        value = match.group(kind)
+        span = match.span(kind)
+        if kind == "name":
+            if value in KEYWORDS:
+                kind = "keyword"
+        elif kind == "string":
+            if line_start and depth == 0:
+                pending_string = new_token((kind, value, *span))
+                line_start = False
+                continue
+        elif kind == "op":
             if value in "([{":
                 depth += 1
-            elif value in ")]}" and depth:
-                depth -= 1
+            elif value in ")]}":
+                if depth:
+                    depth -= 1
             elif value == ";" and depth == 0:
                 line_start = True
                 continue
         line_start = False
-        tokens.append(token)
+        append(new_token((kind, value, *span)))
     return tokens
 
 

@@ -12,6 +12,7 @@ task's test code is measured separately, as evidence.
 from __future__ import annotations
 
 import builtins
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -20,7 +21,7 @@ from rapidfuzz.distance import LCSseq
 
 from ..clones.compare import is_near_miss, similarity_percent
 from ..clones.types import CLONE_TYPES
-from .tokens import Token, tokenize, words
+from .tokens import WORD, Token, blind_texts, tokenize
 
 ALIGN_NGRAM = 5
 """Tokens per n-gram used to find where in a document the canonical lies."""
@@ -49,13 +50,21 @@ class Alignment:
 
 
 class PreparedDocument:
-    """A candidate document tokenized once, with the lookups every task's check shares."""
+    """A candidate document, tokenized on first use, with the lookups every task's check
+    shares. A candidate that only the prompt's words made (and that does not hold them after
+    all) is never tokenized."""
 
     def __init__(self, text: str, region: tuple[int, int] | None = None):
         self.base = region[0] if region else 0
         self.text = text[region[0] : region[1]] if region else text
-        self.tokens = tokenize(self.text)
-        self.blind = [t.blind for t in self.tokens]
+
+    @cached_property
+    def tokens(self) -> list[Token]:
+        return tokenize(self.text)
+
+    @cached_property
+    def blind(self) -> list[str]:
+        return blind_texts(self.tokens)
 
     @cached_property
     def blind_positions(self) -> dict[tuple[str, ...], list[int]]:
@@ -66,20 +75,30 @@ class PreparedDocument:
         return positions
 
     @cached_property
-    def raw_grams(self) -> set[tuple[str, ...]]:
-        return ngram_set([t.text for t in self.tokens], EVIDENCE_NGRAM)
+    def token_texts(self) -> list[str]:
+        return [t.text for t in self.tokens]
 
     @cached_property
-    def words(self) -> list[tuple[str, int, int]]:
-        return words(self.text)
+    def words(self) -> list[str]:
+        """Lower-cased alphanumeric words (`tokens.words` without the places: those of the
+        one or two words a span needs are found by `word_span`)."""
+        return WORD.findall(self.text.lower())
 
-    @cached_property
-    def word_positions(self) -> dict[tuple[str, ...], list[int]]:
-        positions: dict[tuple[str, ...], list[int]] = {}
-        found, n = [w for w, _, _ in self.words], EVIDENCE_NGRAM
-        for i in range(len(found) - n + 1):
-            positions.setdefault(tuple(found[i : i + n]), []).append(i)
-        return positions
+    def word_span(self, first: int, last: int) -> tuple[int, int]:
+        """Character span in the text from the first word's start to the last word's end."""
+        found = WORD.finditer(self.text.lower())
+        start = next(itertools.islice(found, first, None)).start()
+        return start, next(itertools.islice(found, last - first - 1, None)).end()
+
+
+def grams_at(items: Sequence[str], grams: set[tuple[str, ...]], n: int) -> list[int]:
+    """Every place i where items[i:i + n] is one of the n-grams, in order (the same as
+    looking up every n-gram of the items, without making a tuple of each)."""
+    firsts = {gram[0] for gram in grams}
+    return [
+        i for i, item in enumerate(items[: max(0, len(items) - n + 1)])
+        if item in firsts and tuple(items[i : i + n]) in grams
+    ]  # fmt: skip
 
 
 def _ids(sequences: Sequence[Sequence[str]]) -> list[list[int]]:
@@ -236,9 +255,13 @@ def name_agreement(canonical: Sequence[Token], span: Sequence[Token]) -> float:
     return LCSseq.similarity(ids_mine, ids_theirs) / len(mine)
 
 
-def shared_fraction(grams: set[tuple[str, ...]], haystack: set[tuple[str, ...]]) -> float:
-    """Share of the n-grams found in the haystack (0 when there are none)."""
-    return len(grams & haystack) / len(grams) if grams else 0.0
+def shared_fraction(grams: set[tuple[str, ...]], items: Sequence[str]) -> float:
+    """Share of the n-grams found among the n-grams of the items (0 when there are none)."""
+    if not grams:
+        return 0.0
+    n = len(next(iter(grams)))
+    found = {tuple(items[i : i + n]) for i in grams_at(items, grams, n)}
+    return len(found) / len(grams)
 
 
 def ngram_set(items: Sequence[str], n: int) -> set[tuple[str, ...]]:
@@ -252,13 +275,11 @@ def prose_match(
     run of those found)."""
     if not docstring_grams:
         return 0.0, None
-    table = document.word_positions
-    found = [gram for gram in docstring_grams if gram in table]
-    if not found:
+    found_words = document.words
+    positions = grams_at(found_words, docstring_grams, EVIDENCE_NGRAM)
+    if not positions:
         return 0.0, None
-    positions = sorted(p for gram in found for p in table[gram])
+    found = {tuple(found_words[i : i + EVIDENCE_NGRAM]) for i in positions}
     first, last = _densest_region(positions, 4 * len(docstring_grams) + EVIDENCE_NGRAM)
-    words_found = document.words
-    base = document.base
-    span = (base + words_found[first][1], base + words_found[last + EVIDENCE_NGRAM - 1][2])
-    return len(found) / len(docstring_grams), span
+    start, stop = document.word_span(first, last + EVIDENCE_NGRAM - 1)
+    return len(found) / len(docstring_grams), (document.base + start, document.base + stop)

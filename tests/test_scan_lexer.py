@@ -10,8 +10,8 @@ import sys
 
 import numpy as np
 
-from cloneprobe.scan.hashing import constant_hash, ngram_hashes
-from cloneprobe.scan.lexer import ID_HASH, code_tokens, split_code
+from cloneprobe.scan.hashing import constant_hash, ngram_hashes, token_hash
+from cloneprobe.scan.lexer import ID_HASH, code_tokens, split_code, word_tokens
 from cloneprobe.scan.tokens import tokenize
 
 
@@ -91,3 +91,18 @@ def test_ngram_hashes_are_stable_across_processes():
     here = ngram_hashes(code_tokens(["def f(a): return len(a) + 1"]).document(0), 3)
     assert outputs == {str(here.tolist()) + "\n"}
     assert here.dtype == np.uint64
+
+
+def test_batched_word_hashes_are_each_words_own_byte_polynomial():
+    # the batch hashes words with prefix sums over all its bytes; each must still be the
+    # word's own polynomial, wherever it lies in the batch, cut at 64 bytes, UTF-8 included
+    words = ["abc", "x" * 100, "y" * 64, "z"]
+    straddling = "q " * 524_270 + "a" * 100  # a word across the 1 MiB chunks the hash works in
+    batch = word_tokens([straddling, " ".join(words)])
+    assert batch.document(0)[-1] == token_hash(b"a" * 64)
+    expected = [token_hash(w.encode()) for w in words]
+    assert batch.document(1).tolist() == expected
+    assert expected[1] == token_hash(b"x" * 64) != token_hash(b"x" * 63)
+    attributes = [".\u00f1and\u00fa", "." + "w" * 80]  # attribute names keep their identity
+    code = code_tokens(["pass\n" * 3000, "a" + "".join(attributes)])
+    assert code.document(1).tolist() == [ID_HASH] + [token_hash(a.encode()) for a in attributes]
