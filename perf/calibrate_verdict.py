@@ -17,6 +17,11 @@ model loaded), then:
     python perf/calibrate_verdict.py cloneprobe-control/
     python perf/calibrate_verdict.py cloneprobe-control/ --signal perplexity --json
     python perf/calibrate_verdict.py cloneprobe-control/ --write cloneprobe/verdict_calibration.json
+    python perf/calibrate_verdict.py other-control/ --validate   # the shipped rule, unchanged
+
+With `--validate` nothing is derived: the shipped rule (cloneprobe.verdict's default) judges
+every task of the given control, so a control run with another seed (another split, other
+fine-tuned models) measures the rule's error rates out of sample.
 """
 
 from __future__ import annotations
@@ -30,7 +35,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from cloneprobe.stats import wilson_interval
-from cloneprobe.verdict import FLAGGED, VERDICTS, VerdictRule, task_verdict
+from cloneprobe.verdict import (
+    DEFAULT_VERDICT_RULE,
+    FLAGGED,
+    VERDICTS,
+    VerdictRule,
+    task_verdict,
+)
 
 LIKELIHOOD = ("perplexity", "zlib", "min_k", "min_k_plus_plus")
 
@@ -194,6 +205,37 @@ def print_result(result: dict, control: dict, folds: int) -> None:
             )
 
 
+def validate(control: dict, as_json: bool) -> None:
+    """The shipped rule's verdicts and error rates on this control."""
+    rule = DEFAULT_VERDICT_RULE
+    every = {r["task_id"] for rows in control["tasks"].values() for r in rows}
+    judged = judge(control, rule.likelihood_signal, dict.fromkeys(every, rule.reference_margin))
+    rates = error_rates(judged)
+    if as_json:
+        print(json.dumps({"rule": rule.as_dict(), "verdicts": judged, "error_rates": rates},
+                         indent=1))  # fmt: skip
+        return
+    s = control["settings"]
+    print(
+        f"control: {s.get('base_model', s['model'])}, {s['tasks']} tasks (seed {s['seed']}), "
+        f"doses {s['doses']}, n={s['n']} at T={s['temperature']}, {s['mode']} mode"
+    )
+    print(
+        f"shipped rule {rule.as_dict()} (out of sample unless this is the control it was "
+        "derived on):"
+    )
+    for model, halves in judged.items():
+        for half, h in halves.items():
+            counts = ", ".join(f"{k} {v}" for k, v in h["verdicts"].items() if v)
+            print(f"  {model:6s} {half:12s} flagged {_pct(h)} ({counts})")
+    print(f"  FPR base (every task): {_pct(rates['fpr_base'])}")
+    for d in rates["fpr_held_out"]:
+        print(
+            f"  {d}: FPR held out {_pct(rates['fpr_held_out'][d])}; "
+            f"TPR contaminated {_pct(rates['tpr_contaminated'][d])}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("control", type=Path, help="a cloneprobe control --output folder")
@@ -202,6 +244,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true")
     parser.add_argument(
+        "--validate",
+        action="store_true",
+        help="judge with the shipped rule instead of deriving one",
+    )
+    parser.add_argument(
         "--write",
         type=Path,
         help="write the calibration (rule and measured "
@@ -209,6 +256,9 @@ def main() -> None:
     )
     args = parser.parse_args()
     control = load_control(args.control)
+    if args.validate:
+        validate(control, args.json)
+        return
     result = calibrate(control, args.signal, args.folds, args.seed)
     result["control"] = {"folder": str(args.control), "settings": control["settings"],
                          "measured": datetime.now(timezone.utc).strftime("%Y-%m-%d"),

@@ -8,6 +8,7 @@ from rich.table import Table
 from ..safe_text import terminal_text
 from ..verdict import calibration_line
 from .task_rows import SHORT, VERDICT_HEADER, VERDICT_TITLE, verdict_group_rows
+from .text import print_table
 
 
 def _number(value: float | None) -> str:
@@ -71,10 +72,5 @@ def print_verdicts(report: dict, console: Console) -> None:
     rows = verdict_group_rows(report)
     if not rows:
         return
-    table = Table(title=VERDICT_TITLE, title_justify="left")
-    for number, column in enumerate(VERDICT_HEADER):
-        table.add_column(column, justify="left" if number < 3 else "right")
-    for row in rows:
-        table.add_row(*map(terminal_text, row))
-    console.print(table)
+    print_table(console, VERDICT_TITLE, VERDICT_HEADER, rows)
     console.print(terminal_text(calibration_line()), highlight=False, soft_wrap=True)
