@@ -14,7 +14,7 @@
    and the clone rates per half.
 
 Everything lands in the output folder: `control.sqlite` (the store, so a rerun reuses samples
-and scores), `control.json` and `control.html`.
+and scores), `control.json` and `report.html` (the HTML report with the control's section).
 """
 
 from __future__ import annotations
@@ -147,6 +147,7 @@ def run_control(settings: ControlSettings, reporter: Reporter) -> dict:
     from .control_audit import (
         audit_control_model,
         compact_tasks,
+        control_samples,
         separations,
         verdict_separation,
     )
@@ -232,15 +233,6 @@ def run_control(settings: ControlSettings, reporter: Reporter) -> dict:
 
     write_control_report(report, settings.output)
     return report
-
-
-def control_samples(store, label: str, prompt_set: str, sampling_key: str,
-                    task_ids: Sequence[str], temperature: float) -> list:  # fmt: skip
-    """The control's samples of one model: its settings, tasks and temperature."""
-    wanted = set(task_ids)
-    return [s for s in store.samples([label], [prompt_set])
-            if s.settings_key == sampling_key and s.task_id in wanted
-            and s.temperature == temperature]  # fmt: skip
 
 
 def _describe(settings: ControlSettings) -> dict:

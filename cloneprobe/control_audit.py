@@ -86,6 +86,15 @@ def audit_control_model(
     }
 
 
+def control_samples(store, label: str, prompt_set: str, sampling_key: str,
+                    task_ids: Sequence[str], temperature: float) -> list:  # fmt: skip
+    """The control's samples of one model: its settings, tasks and temperature."""
+    wanted = set(task_ids)
+    return [s for s in store.samples([label], [prompt_set])
+            if s.settings_key == sampling_key and s.task_id in wanted
+            and s.temperature == temperature]  # fmt: skip
+
+
 def clone_scores(entry: dict) -> dict[str, float]:
     """A task's clone evidence as scores: the share of its samples with a clone of type k or
     closer (k = 1, 2, 3)."""
@@ -218,9 +227,8 @@ def reaudit_control(folder, rule: VerdictRule = DEFAULT_VERDICT_RULE) -> dict:
         shutil.copyfile(folder / "control.sqlite", copy)
         with SampleStore(copy) as store:
             for name in names:
-                samples = [s for s in store.samples([labels[name]], [prompt_set.name])
-                           if s.settings_key == sampling_key and s.task_id in set(task_ids)
-                           and s.temperature == settings["temperature"]]  # fmt: skip
+                samples = control_samples(store, labels[name], prompt_set.name, sampling_key,
+                                          task_ids, settings["temperature"])  # fmt: skip
                 per_task = audit_control_model(
                     store, benchmark, labels[name], samples, prompt_set, profiles,
                     signal_names, StoredScoresOnly(),

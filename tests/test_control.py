@@ -13,6 +13,7 @@ from test_transformers_backend import CHAT_TEMPLATE, HUMANEVAL, save, tiny_llama
 
 from cloneprobe.cli.main import main
 from cloneprobe.control import ControlSettings, answer_text, run_control, split_tasks
+from cloneprobe.control_audit import reaudit_control
 from cloneprobe.finetune import (
     FineTuneError,
     FineTuneSettings,
@@ -114,6 +115,10 @@ def test_the_control_command_runs_end_to_end_and_the_heavy_dose_is_caught(chat_m
     heavy = {r["task_id"]: r for r in report["tasks"]["heavy"]}
     assert all(r["relative"]["reference"]["min_k"] is not None for r in heavy.values())
     assert report["models"]["heavy"]["min_k_vs_base"]["available"]
+    # a finished control's folder gives the same per-task rows again from its store alone
+    # (what perf/calibrate_verdict.py reads for controls written before control.json had them)
+    again = reaudit_control(output)
+    assert again["verdicts"] == report["verdicts"] and again["tasks"] == report["tasks"]
     # the control's report is the HTML report's page with the control section and plots
     assert not (output / "control.html").exists()
     page = (output / "report.html").read_text()
@@ -131,6 +136,10 @@ def test_the_control_command_runs_end_to_end_and_the_heavy_dose_is_caught(chat_m
     assert "<h1>cloneprobe audit</h1>" in audit_page and "<h2>Positive control</h2>" in audit_page
     assert audit_page.count('aria-label="ROC curves') == 3
     assert json.loads((audit / "report.json").read_text())["control"]["split"] == report["split"]
+    # a control's own store brings its section without --control
+    arguments = ["report", "--store", str(output / "control.sqlite"), "--json"]
+    result = CliRunner().invoke(main, arguments)
+    assert json.loads(result.stdout)["control"]["verdicts"] == report["verdicts"]
 
 
 def test_report_control_folder_without_a_control_is_one_red_line(tmp_path):

@@ -18,7 +18,8 @@ from .options import detection_settings, detector_options, report_options
 @click.option("--benchmark", "benchmark_spec", default="humaneval", show_default=True)
 @click.option("--control", "control_dir", type=click.Path(path_type=Path, file_okay=False),
               help="A finished `cloneprobe control --output` folder: its section (separation, "
-              "the verdict's error rates, plots) joins report.html and report.json.")  # fmt: skip
+              "the verdict's error rates, plots) joins report.html and report.json (default: "
+              "the store's folder when the store is a control's control.sqlite).")  # fmt: skip
 @detector_options
 @report_options
 def report_command(store_path, models, prompt_sets, benchmark_spec, control_dir,
@@ -39,14 +40,18 @@ def report_command(store_path, models, prompt_sets, benchmark_spec, control_dir,
     from .console import emit_report, progress_reporter
 
     check_outputs(options)
+    if (
+        control_dir is None
+        and (store_path.parent / "control.json").is_file()
+        and store_path.name == "control.sqlite"
+    ):  # a control's own store: its section too
+        control_dir = store_path.parent
     control = load_control(control_dir) if control_dir else None
     benchmark = load_benchmark(benchmark_spec)
     detection = detection_settings(options)
     with SampleStore(store_path, read_only=True) as store:
         samples = select_samples(store, list(models), list(prompt_sets))
-        report = detect_and_report(
-            store, benchmark, detection, samples, progress_reporter()
-        )
+        report = detect_and_report(store, benchmark, detection, samples, progress_reporter())
         if control is not None:
             report["control"] = control
         emit_report(report, options)
