@@ -72,23 +72,29 @@ def calibration_line(rule: VerdictRule = DEFAULT_VERDICT_RULE) -> str:
             "a similarity decides nothing.")  # fmt: skip
     if not measured or measured.get("rule") != rule.as_dict():
         return head + " Error rates: not measured for this rule."
-    rates = measured["error_rates"]["cross_fitted"]
 
     def pct(r: dict) -> str:
         return (f"{r['flagged']}/{r['tasks']} ({100 * r['rate']:.0f}%, 95% CI "
                 f"{100 * r['ci95'][0]:.0f}-{100 * r['ci95'][1]:.0f}%)")  # fmt: skip
 
-    control = measured["control"]
-    doses = "; ".join(
-        f"{dose}: false positives on held-out tasks {pct(rates['fpr_held_out'][dose])}, "
-        f"true positives on contaminated tasks {pct(rates['tpr_contaminated'][dose])}"
-        for dose in rates["fpr_held_out"]
-    )
-    return (
-        f"{head} Measured on the positive control ({control['base_model']}, {control['tasks']} "
-        f"tasks, n={control['n']}, {measured['measured']}; cross-fitted): base model flagged "
-        f"{pct(rates['fpr_base'])}; {doses}."
-    )
+    def rates_text(rates: dict) -> str:
+        doses = "; ".join(
+            f"{dose}: false positives on held-out tasks {pct(rates['fpr_held_out'][dose])}, "
+            f"true positives on contaminated tasks {pct(rates['tpr_contaminated'][dose])}"
+            for dose in rates["fpr_held_out"]
+        )
+        return f"base model flagged {pct(rates['fpr_base'])}; {doses}"
+
+    derived = measured["control"]
+    text = (f"{head} Margin derived on a positive control ({derived['base_model']}, "
+            f"{derived['tasks']} tasks, n={derived['n']}, {measured['measured']})")  # fmt: skip
+    validation = measured.get("validation")
+    if validation:
+        other = validation["control"]
+        return (f"{text}; out of sample, on another control ({other['tasks']} tasks, "
+                f"n={other['n']}, {validation['measured']}): "
+                f"{rates_text(validation['error_rates'])}.")  # fmt: skip
+    return f"{text}; cross-fitted: {rates_text(measured['error_rates']['cross_fitted'])}."
 
 
 @dataclass(frozen=True)

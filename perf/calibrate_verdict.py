@@ -18,6 +18,7 @@ model loaded), then:
     python perf/calibrate_verdict.py cloneprobe-control/ --signal perplexity --json
     python perf/calibrate_verdict.py cloneprobe-control/ --write cloneprobe/verdict_calibration.json
     python perf/calibrate_verdict.py other-control/ --validate   # the shipped rule, unchanged
+    python perf/calibrate_verdict.py other/ --validate --write cloneprobe/verdict_calibration.json
 
 With `--validate` nothing is derived: the shipped rule (cloneprobe.verdict's default) judges
 every task of the given control, so a control run with another seed (another split, other
@@ -205,8 +206,15 @@ def print_result(result: dict, control: dict, folds: int) -> None:
             )
 
 
-def validate(control: dict, as_json: bool) -> None:
-    """The shipped rule's verdicts and error rates on this control."""
+def control_summary(settings: dict) -> dict:
+    return {k: settings.get(k) for k in ("model", "base_model", "seed", "limit", "n",
+                                         "temperature", "max_new_tokens", "mode", "doses",
+                                         "tasks")}  # fmt: skip
+
+
+def validate(control: dict, as_json: bool, write: Path | None, folder: Path) -> None:
+    """The shipped rule's verdicts and error rates on this control; with `write`, recorded
+    as the calibration file's `validation` (the file's rule must be the shipped one)."""
     rule = DEFAULT_VERDICT_RULE
     every = {r["task_id"] for rows in control["tasks"].values() for r in rows}
     judged = judge(control, rule.likelihood_signal, dict.fromkeys(every, rule.reference_margin))
@@ -234,6 +242,21 @@ def validate(control: dict, as_json: bool) -> None:
             f"  {d}: FPR held out {_pct(rates['fpr_held_out'][d])}; "
             f"TPR contaminated {_pct(rates['tpr_contaminated'][d])}"
         )
+    if write:
+        calibration = json.loads(write.read_text(encoding="utf-8"))
+        if calibration.get("rule") != rule.as_dict():
+            raise SystemExit(f"{write}: its rule {calibration.get('rule')} is not the shipped "
+                             f"one {rule.as_dict()}; calibrate first")  # fmt: skip
+        calibration["validation"] = {
+            "measured": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+            "control": control_summary(s),
+            "command": f"cloneprobe control --limit {s.get('limit')} -n {s['n']} --seed "
+                       f"{s['seed']} --max-new-tokens {s['max_new_tokens']} --output DIR; python "
+                       "perf/calibrate_verdict.py DIR --validate",
+            "error_rates": rates,
+        }  # fmt: skip
+        write.write_text(json.dumps(calibration, indent=1) + "\n", encoding="utf-8")
+        print(f"written: {write} (validation on {folder})", file=sys.stderr)
 
 
 def main() -> None:
@@ -257,7 +280,7 @@ def main() -> None:
     args = parser.parse_args()
     control = load_control(args.control)
     if args.validate:
-        validate(control, args.json)
+        validate(control, args.json, args.write, args.control)
         return
     result = calibrate(control, args.signal, args.folds, args.seed)
     result["control"] = {"folder": str(args.control), "settings": control["settings"],
@@ -272,8 +295,7 @@ def main() -> None:
         written = {
             "rule": result["verdict"]["rule"],
             "measured": result["control"]["measured"],
-            "control": {k: s.get(k) for k in ("model", "base_model", "seed", "limit", "n",
-                                              "temperature", "mode", "doses", "tasks")},
+            "control": control_summary(s),
             "command": f"cloneprobe control --limit {s.get('limit')} -n {s['n']} --seed {s['seed']}"
                        f" --max-new-tokens {s['max_new_tokens']} --output DIR; python "
                        f"perf/calibrate_verdict.py DIR --signal {args.signal} --folds {args.folds}"
