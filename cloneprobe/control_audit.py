@@ -10,6 +10,8 @@ finished control's folder, where every likelihood score is already stored (no mo
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from typing import Any
 
 from .benchmarks import Benchmark, PromptSet
 from .detection import CanonicalFragments, DetectionSettings
@@ -44,7 +46,7 @@ def audit_control_model(
     signal_names: Sequence[str],
     scorers,
     reference: str | None,
-    task_bar: Callable[[str, int], object],
+    task_bar: Callable[[str, int], AbstractContextManager[Any]],
     rule: VerdictRule = DEFAULT_VERDICT_RULE,
 ) -> dict[str, dict[str, dict]]:
     """Per detector profile, per task: the tasks-list entry (clone evidence, signals, relative
@@ -60,25 +62,20 @@ def audit_control_model(
     name = label.split(":")[1] if label.startswith("control:") else label
     reports = {}
     for profile, detection in profiles.items():
-        with task_bar(f"detecting ({name}, {profile})", len(samples)) as bar:  # type: ignore[attr-defined]
+        with task_bar(f"detecting ({name}, {profile})", len(samples)) as bar:
             canonicals = CanonicalFragments(benchmark)
             view = None
             if profile == "default":
                 view = StreamedEvidence(canonicals, detection, samples)
             builder = ReportBuilder(detection, canonicals, False, view=view)
             reports[profile] = audit_stream(
-                store,
-                benchmark,
-                detection,
-                samples,
-                builder,
-                progress=bar.advance,  # type: ignore[attr-defined]
+                store, benchmark, detection, samples, builder, progress=bar.advance
             )
     task_count = len({s.task_id for s in samples})
-    with task_bar(f"signals ({name})", task_count) as bar:  # type: ignore[attr-defined]
+    with task_bar(f"signals ({name})", task_count) as bar:
         rows = compute_signals(
             store, benchmark, [label], [prompt_set], signal_names, scorers,
-            bar.advance, reference, samples,  # type: ignore[attr-defined]
+            bar.advance, reference, samples,
         )  # fmt: skip
     return {
         profile: {e["task_id"]: e for e in tasks_list(rows, report, rule)}
