@@ -14,7 +14,7 @@
    and the clone rates per half.
 
 Everything lands in the output folder: `control.sqlite` (the store, so a rerun reuses samples
-and scores), `control.json` and `control.html`.
+and scores), `control.json` and `report.html` (the HTML report with the control's section).
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from .finetune import FineTuneSettings, TrainingText, cache_hidden_states, conta
 from .generation import GenerationError, Plan, SampleStore, SamplingSettings, run_plan
 from .generation.postprocess import chat_message
 from .pipeline import Reporter
-from .separation import roc_points, separation
 
 CHAT_ANSWER_OPENING = "```python\n"
 DEFAULT_DOSES = (("light", 1), ("heavy", 8))
@@ -144,14 +143,17 @@ class _InMemoryScorers:
 
 def run_control(settings: ControlSettings, reporter: Reporter) -> dict:
     """Split, fine-tune, audit the base and every dose, and measure the separation."""
-    from .audit_stream import audit_stream
     from .clones import DetectorConfig, get_profile
-    from .detection import CanonicalFragments
+    from .control_audit import (
+        audit_control_model,
+        compact_tasks,
+        control_samples,
+        separations,
+        verdict_separation,
+    )
     from .generation.backends.transformers_backend import TransformersBackend
-    from .reports import ReportBuilder
-    from .signal_flow import compute_signals
-    from .signal_report import tasks_list
     from .signals.registry import SIGNALS, parse_signal_names
+    from .verdict import DEFAULT_VERDICT_RULE
 
     benchmark = load_benchmark(settings.benchmark)
     chosen = select_tasks(benchmark, settings.limit, None)
@@ -160,7 +162,7 @@ def run_control(settings: ControlSettings, reporter: Reporter) -> dict:
         raise GenerationError(f"{len(task_ids)} task(s): the control needs at least 2 to split")
     contaminated, held_out = split_tasks(task_ids, settings.seed)
     with reporter.status(f"loading {settings.model} ..."):
-        base_label, base = load_base(settings.model, settings.batch_size)
+        base_name, base = load_base(settings.model, settings.batch_size)
     mode = settings.mode or base.default_mode
     texts = training_texts(base, [benchmark.get(t) for t in contaminated], mode)  # type: ignore[misc]
 
@@ -191,7 +193,8 @@ def run_control(settings: ControlSettings, reporter: Reporter) -> dict:
         "default": DetectionSettings(DetectorConfig()),
         "nicad": DetectionSettings(DetectorConfig(profile=get_profile("nicad"))),
     }
-    results = {}
+    results, verdicts, tasks = {}, {}, {}
+    base_label = next(iter(models))
     with SampleStore(settings.output / "control.sqlite") as store:
         for label, model in models.items():
             backend = TransformersBackend.from_loaded(
@@ -203,33 +206,28 @@ def run_control(settings: ControlSettings, reporter: Reporter) -> dict:
                     bar.update(already + ok + failed, failed=failed)
 
                 run_plan(label, backend, plan, store, {"control": tag}, update)
-            samples = [s for s in store.samples([label], [prompt_set.name])
-                       if s.settings_key == sampling.key and s.task_id in set(task_ids)
-                       and s.temperature == settings.temperature]  # fmt: skip
-            reports = {}
-            for profile, detection in profiles.items():
-                with reporter.task(f"detecting ({names[label]}, {profile})", len(samples)) as bar:
-                    builder = ReportBuilder(detection, CanonicalFragments(benchmark), False)
-                    reports[profile] = audit_stream(
-                        store, benchmark, detection, samples, builder, progress=bar.advance
-                    )
-            with reporter.task(f"signals ({names[label]})", len(task_ids)) as bar:
-                rows = compute_signals(
-                    store, benchmark, [label], [prompt_set], signal_names,
-                    _InMemoryScorers(models, base.tokenizer, 4), bar.advance, None, samples,
-                )  # fmt: skip
-            per_task = {
-                profile: {e["task_id"]: e for e in tasks_list(rows, report)}
-                for profile, report in reports.items()
-            }
-            results[names[label]] = _separations(
+            samples = control_samples(store, label, prompt_set.name, sampling.key, task_ids,
+                                      settings.temperature)  # fmt: skip
+            per_task = audit_control_model(
+                store, benchmark, label, samples, prompt_set, profiles, signal_names,
+                _InMemoryScorers(models, base.tokenizer, 4),
+                None if label == base_label else base_label, reporter.task,
+            )  # fmt: skip
+            results[names[label]] = separations(
                 per_task, contaminated, held_out, signal_names, SIGNALS, settings.resamples
             )
+            verdicts[names[label]] = verdict_separation(per_task["default"], contaminated,
+                                                        held_out)  # fmt: skip
+            tasks[names[label]] = compact_tasks(per_task["default"], contaminated)
     report = {
-        "settings": {**_describe(settings), "mode": mode, "base_model": base_label, "tag": tag,
-                     "tasks": len(task_ids), "store": str(settings.output / "control.sqlite")},
+        "settings": {**_describe(settings), "mode": mode, "base_model": base_name, "tag": tag,
+                     "tasks": len(task_ids), "store": str(settings.output / "control.sqlite"),
+                     "sampling_key": sampling.key},
         "split": {"contaminated": contaminated, "held_out": held_out},
         "models": results,
+        "verdict_rule": DEFAULT_VERDICT_RULE.as_dict(),
+        "verdicts": verdicts,
+        "tasks": tasks,
     }  # fmt: skip
     from .reports.control_html import write_control_report
 
@@ -242,48 +240,3 @@ def _describe(settings: ControlSettings) -> dict:
     described["output"] = str(settings.output)
     described["doses"] = dict(settings.doses)
     return described
-
-
-def clone_scores(entry: dict) -> dict[str, float]:
-    """A task's clone evidence as scores: the share of its samples with a clone of type k or
-    closer (k = 1, 2, 3)."""
-    clones = entry.get("clones") or {}
-    total = clones.get("samples") or 0
-    counts = clones.get("samples_with_clone") or {}
-    return {f"type{t}": (counts.get(t, 0) / total if total else 0.0) for t in ("1", "2", "3")}
-
-
-def _separations(per_task, contaminated, held_out, signal_names, signals, resamples) -> dict:
-    """Per score: AUROC and interval, the scores of each half (for the plots), the ROC."""
-    scores: dict[str, dict[str, float]] = {}
-    for profile, entries in per_task.items():
-        for task_id, entry in entries.items():
-            for name, value in clone_scores(entry).items():
-                scores.setdefault(f"clone_{name}_{profile}", {})[task_id] = value
-    entries = per_task["default"]
-    reasons: dict[str, str] = {}
-    for name in signal_names:
-        scores[name] = {}
-        for task_id, entry in entries.items():
-            score = entry["signals"].get(name, {})
-            if score.get("value") is None:
-                reasons.setdefault(name, score.get("reason") or "not computed")
-                continue
-            value = score["value"] if signals[name].higher_means_memorized else -score["value"]
-            scores[name][task_id] = value
-    out = {}
-    for name, by_task in scores.items():
-        positives = [by_task[t] for t in contaminated if t in by_task]
-        negatives = [by_task[t] for t in held_out if t in by_task]
-        if not positives or not negatives:
-            out[name] = {"available": False, "reason": reasons.get(name, "no scores")}
-            continue
-        measured = separation(positives, negatives, resamples)
-        entry = {"available": True, **measured.to_dict(),
-                 "contaminated": positives, "held_out": negatives,
-                 "roc": roc_points(positives, negatives)}  # fmt: skip
-        if name.startswith("clone_"):
-            entry["rate_contaminated"] = sum(v > 0 for v in positives) / len(positives)
-            entry["rate_held_out"] = sum(v > 0 for v in negatives) / len(negatives)
-        out[name] = entry
-    return out

@@ -14,19 +14,39 @@ from .aggregate import TYPES, prompt_label
 from .signal_flow import TaskSignals
 from .signals.registry import SIGNALS
 from .signals.surface import distribution
+from .verdict import DEFAULT_VERDICT_RULE, VerdictRule, task_verdict
+
+TIER_ORDER = {"evidence": 3, "similar": 2, "uninformative": 1}
+"""A task's clone tier is its strongest sample's."""
 
 
 def clone_evidence(report: dict) -> dict[tuple, dict]:
-    """Per (model, temperature, prompt set label, task): the clone verdicts of its samples."""
+    """Per (model, temperature, prompt set label, task): the clone verdicts of its samples,
+    their best evidence tier (with the strongest sample's reasons) and, when executed, how
+    many passed."""
     evidence: dict[tuple, dict] = {}
     for sample in report.get("samples", []):
         key = (sample["model"], sample["temperature"], sample["prompt_set"], sample["task_id"])
         entry = evidence.setdefault(
             key,
             {"samples": 0, "best_type": None, "best_similarity": None,
-             "samples_with_clone": dict.fromkeys(TYPES, 0), "trivial_only": False},
+             "samples_with_clone": dict.fromkeys(TYPES, 0), "trivial_only": False,
+             "tier": None, "strength": None, "reasons": [], "samples_with_evidence": 0,
+             "executed": 0, "passed": 0},
         )  # fmt: skip
         entry["samples"] += 1
+        tier = sample.get("evidence_tier")
+        entry["samples_with_evidence"] += tier == "evidence"
+        strength = sample.get("evidence_strength") or 0.0
+        if tier and (TIER_ORDER[tier], strength) > (
+            TIER_ORDER.get(entry["tier"], 0),
+            entry["strength"] or 0.0,
+        ):
+            entry.update(tier=tier, strength=strength,
+                         reasons=list(sample.get("evidence_reasons") or []))  # fmt: skip
+        if sample.get("passed") is not None:
+            entry["executed"] += 1
+            entry["passed"] += bool(sample["passed"])
         rank = sample.get("clone_type")
         if rank is not None:
             for t in TYPES:
@@ -42,12 +62,26 @@ def clone_evidence(report: dict) -> dict[tuple, dict]:
     return evidence
 
 
-def tasks_list(rows: list[TaskSignals], report: dict) -> list[dict]:
-    """One entry per row: ids, the clone evidence, every signal's score, relative views."""
+def tasks_list(
+    rows: list[TaskSignals], report: dict, rule: VerdictRule = DEFAULT_VERDICT_RULE
+) -> list[dict]:
+    """One entry per row: ids, the clone evidence, every signal's score, relative views, and
+    the combined verdict (`verdict`, `verdict_reasons`; cloneprobe.verdict)."""
     evidence = clone_evidence(report)
+    uninformative = {u["task_id"] for u in report.get("uninformative_tasks") or []}
     entries = []
     for row in rows:
         label = prompt_label(row.prompt_set, row.variant)
+        clones = evidence.get((row.model, row.temperature, label, row.task_id))
+        cdd = row.scores.get("cdd")
+        verdict = task_verdict(
+            (clones or {}).get("tier"),
+            row.task_id not in uninformative,
+            row.relative,
+            rule,
+            (clones or {}).get("reasons") or (),
+            bool(cdd and cdd.detail.get("contaminated")),
+        )
         entries.append(
             {
                 "model": row.model,
@@ -57,12 +91,24 @@ def tasks_list(rows: list[TaskSignals], report: dict) -> list[dict]:
                 "task_id": row.task_id,
                 "mode": row.mode,
                 "samples": row.samples,
-                "clones": evidence.get((row.model, row.temperature, label, row.task_id)),
+                "clones": clones,
+                "informative": row.task_id not in uninformative,
+                "pass@1": _pass_at_1(clones),
                 "signals": {name: score.to_dict() for name, score in row.scores.items()},
                 "relative": row.relative,
+                "verdict": verdict.verdict,
+                "verdict_reasons": list(verdict.reasons),
             }
         )
     return entries
+
+
+def _pass_at_1(clones: dict | None) -> float | None:
+    """The task's pass@1 (passed over executed samples: the unbiased estimator at k = 1), or
+    None when none of its samples ran."""
+    if not clones or not clones["executed"]:
+        return None
+    return clones["passed"] / clones["executed"]
 
 
 def signal_groups(rows: list[TaskSignals]) -> list[dict]:
@@ -95,9 +141,11 @@ def signal_groups(rows: list[TaskSignals]) -> list[dict]:
     return summaries
 
 
-def signals_section(rows: list[TaskSignals], names, reference_model: str | None) -> dict:
-    """What the report says about the signals as a whole."""
+def signals_section(rows: list[TaskSignals], names, reference_model: str | None,
+                    rule: VerdictRule = DEFAULT_VERDICT_RULE) -> dict:  # fmt: skip
+    """What the report says about the signals as a whole, and the verdict rule."""
     return {
+        "verdict_rule": rule.as_dict(),
         "names": list(names),
         "higher_means_memorized": {n: SIGNALS[n].higher_means_memorized for n in names},
         "reference_model": reference_model,

@@ -61,7 +61,7 @@ def stage_of(module: str) -> str:
         return parts[1]
     if parts[1] in ("cli", "reports"):
         return parts[1]
-    if parts[1] in ("pipeline", "settings", "control"):  # control runs the whole flow
+    if parts[1] in ("pipeline", "settings", "control", "control_audit"):  # the whole flow
         return "flow"
     if parts[1] == "__main__":
         return "cli"

@@ -76,6 +76,15 @@ def test_audit_signals_json_carries_a_tasks_list_with_clones_and_every_signal(au
             assert entry["clones"]["samples_with_clone"]["1"] == 2
     originals = [t for t in hot if t["prompt_set"] == "original"]
     assert all("fixed" in t["relative"] for t in originals)
+    # the combined verdict: clone evidence decides; the likelihood, here relative to the fixed
+    # prompts only (no reference model), is shown in the reasons but decides nothing
+    verdicts = {t["task_id"]: t for t in originals}
+    assert verdicts["HumanEval/0"]["clones"]["tier"] == "evidence"
+    assert verdicts["HumanEval/0"]["verdict"] == "memorized"
+    assert verdicts["HumanEval/2"]["verdict"] == "no evidence"
+    for entry in originals:
+        reasons = " | ".join(entry["verdict_reasons"])
+        assert "no reference model" in reasons and "original over fixed prompts" in reasons
     groups = report["signals"]["groups"]
     assert {(g["temperature"], g["prompt_set"]) for g in groups} == {
         (0.8, "original"), (0.8, "fixed"), (0.0, "original"), (0.0, "fixed")

@@ -13,6 +13,7 @@ from test_transformers_backend import CHAT_TEMPLATE, HUMANEVAL, save, tiny_llama
 
 from cloneprobe.cli.main import main
 from cloneprobe.control import ControlSettings, answer_text, run_control, split_tasks
+from cloneprobe.control_audit import reaudit_control
 from cloneprobe.finetune import (
     FineTuneError,
     FineTuneSettings,
@@ -22,6 +23,7 @@ from cloneprobe.finetune import (
 )
 from cloneprobe.pipeline import SilentReporter
 from cloneprobe.separation import auroc, separation
+from cloneprobe.verdict import VERDICTS
 
 
 @pytest.fixture(scope="module")
@@ -100,8 +102,51 @@ def test_the_control_command_runs_end_to_end_and_the_heavy_dose_is_caught(chat_m
     assert report["models"]["heavy"]["perplexity"]["auroc"] == 1.0
     written = json.loads((output / "control.json").read_text())
     assert written["split"] == report["split"]
-    page = (output / "control.html").read_text()
-    assert page.count("<svg") == 3 and "perplexity" in page
+    # every task of every model has its combined verdict, and the verdict's rates per half
+    for model in ("base", "light", "heavy"):
+        rows = report["tasks"][model]
+        assert {r["task_id"] for r in rows} == set(contaminated + held_out)
+        assert all(r["verdict"] in VERDICTS and r["verdict_reasons"] for r in rows)
+        halves = report["verdicts"][model]
+        assert halves["contaminated"]["tasks"] == halves["held_out"]["tasks"] == 4
+    # the base model is its own reference: nothing relative, so no likelihood claim on it
+    assert not any(r["relative"].get("reference") for r in report["tasks"]["base"])
+    assert all(r["verdict"] != "suspected" for r in report["tasks"]["base"])
+    heavy = {r["task_id"]: r for r in report["tasks"]["heavy"]}
+    assert all(r["relative"]["reference"]["min_k"] is not None for r in heavy.values())
+    assert report["models"]["heavy"]["min_k_vs_base"]["available"]
+    # a finished control's folder gives the same per-task rows again from its store alone
+    # (what perf/calibrate_verdict.py reads for controls written before control.json had them)
+    again = reaudit_control(output)
+    assert again["verdicts"] == report["verdicts"] and again["tasks"] == report["tasks"]
+    # the control's report is the HTML report's page with the control section and plots
+    assert not (output / "control.html").exists()
+    page = (output / "report.html").read_text()
+    assert "<h2>Positive control</h2>" in page and "combined verdict on the known halves" in page
+    assert page.count("roc_plot") == 0 and page.count('aria-label="ROC curves') == 3
+    assert 'aria-label="min_k per half"' in page and 'aria-label="min_k_vs_base per half"' in page
+    assert page.count("<tr>") > 3 * 8  # the control's tasks, one row each per model
+    # and `cloneprobe report --control` puts the same section into an audit's report.html
+    audit = tmp_path / "audit"
+    arguments = ["report", "--store", str(output / "control.sqlite"), "--control", str(output),
+                 "--report", str(audit)]  # fmt: skip
+    result = CliRunner().invoke(main, arguments)
+    assert result.exit_code == 0, result.output
+    audit_page = (audit / "report.html").read_text()
+    assert "<h1>cloneprobe audit</h1>" in audit_page and "<h2>Positive control</h2>" in audit_page
+    assert audit_page.count('aria-label="ROC curves') == 3
+    assert json.loads((audit / "report.json").read_text())["control"]["split"] == report["split"]
+    # a control's own store brings its section without --control
+    arguments = ["report", "--store", str(output / "control.sqlite"), "--json"]
+    result = CliRunner().invoke(main, arguments)
+    assert json.loads(result.stdout)["control"]["verdicts"] == report["verdicts"]
+
+
+def test_report_control_folder_without_a_control_is_one_red_line(tmp_path):
+    result = CliRunner().invoke(main, ["report", "--control", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "--control" in result.output and "control.json" in result.output
+    assert "Traceback" not in result.output
 
 
 @pytest.mark.parametrize(
@@ -121,4 +166,10 @@ def test_the_control_on_the_embedded_model_separates_the_heavy_dose(tmp_path):
     report = run_control(settings, SilentReporter())
     heavy = report["models"]["heavy"]
     assert max(s["auroc"] for s in heavy.values() if s.get("available")) >= 0.9
-    assert Path(tmp_path / "c" / "control.html").is_file()
+    assert Path(tmp_path / "c" / "report.html").is_file()
+    # the combined verdict: no claim on the base model, more on the heavy dose's contaminated
+    # half than on its held-out half
+    assert report["verdicts"]["base"]["contaminated"]["flagged"] == 0
+    assert report["verdicts"]["base"]["held_out"]["flagged"] == 0
+    verdicts = report["verdicts"]["heavy"]
+    assert verdicts["contaminated"]["flagged"] > verdicts["held_out"]["flagged"]

@@ -72,6 +72,7 @@ def audit_command(**options) -> None:
             attach_signals(report, store, benchmark, samples, prompt_sets, signals, reporter)
         emit_report(report, options)
     if signals is not None and not options.get("as_json"):
-        from ..reports.signals_text import print_signal_groups
+        from ..reports.signals_text import print_signal_groups, print_verdicts
 
         print_signal_groups(report, output_console())
+        print_verdicts(report, output_console())

@@ -51,7 +51,7 @@ def _doses(values: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
               help="Resamples for the AUROC intervals.")  # fmt: skip
 @click.option("--output", type=click.Path(path_type=Path, file_okay=False),
               default=Path("cloneprobe-control"), show_default=True,
-              help="Folder for control.sqlite, control.json and control.html.")  # fmt: skip
+              help="Folder for control.sqlite, control.json and report.html.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print control.json to stdout.")
 def control_command(**options) -> None:
     """Positive control: contaminate a local model on purpose and measure which signals
@@ -61,7 +61,9 @@ def control_command(**options) -> None:
     fine-tuned on the contaminated half's prompts and canonical solutions, exactly as the
     audit asks it, at each dose; the base model and every dose are audited (samples, clones,
     every signal), and each per-task score is ranked against the split (AUROC with a 95%
-    bootstrap interval, clone rates per half). The report has ROC plots (control.html).
+    bootstrap interval, clone rates per half); each task gets the combined verdict, whose
+    false- and true-positive rates on the halves are reported. The HTML report (report.html)
+    has ROC curves and score distributions per half.
 
     \b
       cloneprobe control                          # embedded SmolLM2-135M, all of HumanEval
@@ -88,10 +90,18 @@ def control_command(**options) -> None:
         return
     from rich.table import Table
 
-    from ..reports.control_html import HEADER, control_rows
+    from ..reports.control_html import HEADER, VERDICT_HEADER, control_rows, verdict_rows
+    from ..safe_text import terminal_text
+    from ..verdict import calibration_line
 
     table = Table(*HEADER, title="positive control: separation of the halves")
     for row in control_rows(report):
         table.add_row(*map(str, row))
     output_console().print(table)
-    output_console().print(f"report: {settings.output / 'control.html'}", highlight=False)
+    verdicts = Table(*VERDICT_HEADER, title="the combined verdict on the known halves "
+                     f"(rule {report['verdict_rule']})")  # fmt: skip
+    for row in verdict_rows(report):
+        verdicts.add_row(*row)
+    output_console().print(verdicts)
+    output_console().print(terminal_text(calibration_line()), highlight=False, soft_wrap=True)
+    output_console().print(f"report: {settings.output / 'report.html'}", highlight=False)

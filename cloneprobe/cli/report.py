@@ -16,9 +16,14 @@ from .options import detection_settings, detector_options, report_options
 @click.option("--model", "models", multiple=True, help="Only this model (repeat).")
 @click.option("--prompt-set", "prompt_sets", multiple=True, help="Only this prompt set (repeat).")
 @click.option("--benchmark", "benchmark_spec", default="humaneval", show_default=True)
+@click.option("--control", "control_dir", type=click.Path(path_type=Path, file_okay=False),
+              help="A finished `cloneprobe control --output` folder: its section (separation, "
+              "the verdict's error rates, plots) joins report.html and report.json (default: "
+              "the store's folder when the store is a control's control.sqlite).")  # fmt: skip
 @detector_options
 @report_options
-def report_command(store_path, models, prompt_sets, benchmark_spec, **options) -> None:
+def report_command(store_path, models, prompt_sets, benchmark_spec, control_dir,
+                   **options) -> None:  # fmt: skip
     """Render the stored results again, in any format (detecting what is not yet judged
     under the chosen detector settings). The store is opened read-only: verdicts not stored
     yet are computed for this report only (`detect` stores them).
@@ -26,6 +31,7 @@ def report_command(store_path, models, prompt_sets, benchmark_spec, **options) -
     \b
       cloneprobe report --report out/
       cloneprobe report --profile nicad --json > nicad.json
+      cloneprobe report --control cloneprobe-control/ --report out/
     """
     from ..benchmarks import load_benchmark
     from ..generation import SampleStore
@@ -34,11 +40,40 @@ def report_command(store_path, models, prompt_sets, benchmark_spec, **options) -
     from .console import emit_report, progress_reporter
 
     check_outputs(options)
+    if (
+        control_dir is None
+        and (store_path.parent / "control.json").is_file()
+        and store_path.name == "control.sqlite"
+    ):  # a control's own store: its section too
+        control_dir = store_path.parent
+    control = load_control(control_dir) if control_dir else None
     benchmark = load_benchmark(benchmark_spec)
     detection = detection_settings(options)
     with SampleStore(store_path, read_only=True) as store:
         samples = select_samples(store, list(models), list(prompt_sets))
-        report = detect_and_report(
-            store, benchmark, detection, samples, progress_reporter()
-        )
+        report = detect_and_report(store, benchmark, detection, samples, progress_reporter())
+        if control is not None:
+            report["control"] = control
         emit_report(report, options)
+
+
+def load_control(folder: Path) -> dict:
+    """A finished control's control.json (one red line when the folder holds none)."""
+    import json
+
+    from ..generation.errors import GenerationError
+
+    path = folder / "control.json"
+    try:
+        control = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise GenerationError(
+            f"--control {folder}: cannot read {path} ({error}); give the --output folder of a "
+            "finished `cloneprobe control`"
+        ) from error
+    if not isinstance(control, dict) or not {"settings", "split", "models"} <= set(control):
+        raise GenerationError(
+            f"--control {folder}: {path} is not a control's report (settings, split and models "
+            "expected); give the --output folder of a finished `cloneprobe control`"
+        )
+    return control

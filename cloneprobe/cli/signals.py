@@ -45,7 +45,8 @@ def signals_command(**options) -> None:
     if options.get("as_json") or options.get("report_dir"):
         emit_report(report, options)
     if not options.get("as_json"):
-        from ..reports.signals_text import print_signal_groups, print_signal_tasks
+        from ..reports.signals_text import print_signal_groups, print_signal_tasks, print_verdicts
 
         print_signal_tasks(report, output_console())
         print_signal_groups(report, output_console())
+        print_verdicts(report, output_console())

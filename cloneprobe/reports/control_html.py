@@ -1,17 +1,30 @@
-"""The positive control's report: a table of every score's separation per model, and ROC
-plots (SVG, no external assets), written as control.html beside control.json."""
+"""The positive control's section of the HTML report: how every score separates the halves
+(AUROC with its interval, clone rates per half), how the combined verdict does (its false-
+and true-positive rates), ROC curves, score distributions per half, and the control's tasks.
+
+`cloneprobe control` writes it as report.html (with control.json); `cloneprobe report
+--control DIR` puts the same section into an audit's report.html."""
 
 from __future__ import annotations
 
 import json
-import os
-from html import escape
 from pathlib import Path
 
-from .html import COLOURS, STYLE, _table
+from ..safe_text import html_text as escape
+from ..verdict import VERDICTS, calibration_line
+from .plots import roc_plot, strip_plot
 
 HEADER = ["model", "score", "AUROC", "95% CI", "contaminated", "held out",
           "clone rate contaminated", "clone rate held out"]  # fmt: skip
+VERDICT_HEADER = ["model", "half", "tasks", "flagged (memorized or suspected) [95% CI]",
+                  *VERDICTS]  # fmt: skip
+TASK_HEADER = ["model", "task", "half", "clone", "why (clone)", "verdict", "why (verdict)"]
+DISTRIBUTED = ("perplexity", "zlib", "min_k", "min_k_plus_plus", "surface",
+               "clone_type3_default")  # fmt: skip
+"""Scores whose per-half distributions are plotted (with each likelihood signal relative to
+the base model)."""
+HALF_COLOURS = ("#d62728", "#1f77b4")
+"""Contaminated red, held out blue."""
 
 
 def control_rows(report: dict) -> list[list]:
@@ -30,44 +43,24 @@ def control_rows(report: dict) -> list[list]:
     return rows
 
 
-def roc_plot(model: str, scores: dict, size: int = 300, legend: int = 230) -> str:
-    """ROC curves of a model's scores in one square plot, the diagonal for chance."""
-    low, high = 30, size - 30
-
-    def x(fpr: float) -> float:
-        return low + fpr * (high - low)
-
-    def y(tpr: float) -> float:
-        return high - tpr * (high - low)
-
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{size + legend}" height="{size}" '
-        f'role="img" aria-label="ROC curves of {escape(model)}">',
-        f'<rect x="{low}" y="{low}" width="{high - low}" height="{high - low}" fill="none" '
-        'stroke="#333"/>',
-        f'<line x1="{low}" y1="{high}" x2="{high}" y2="{low}" stroke="#bbb" stroke-dasharray="4"/>',
-        f'<text x="{size / 2}" y="{size - 8}" text-anchor="middle" font-size="11">false '
-        "positive rate (held-out tasks flagged)</text>",
-        f'<text x="12" y="{size / 2}" font-size="11" transform="rotate(-90 12 {size / 2})" '
-        'text-anchor="middle">true positive rate</text>',
-        f'<text x="{low}" y="18" font-size="12">{escape(model)}</text>',
-    ]
-    shown = [(n, s) for n, s in scores.items() if s.get("available")]
-    for number, (name, s) in enumerate(shown):
-        colour = COLOURS[number % len(COLOURS)]
-        dash = "" if number < len(COLOURS) else ' stroke-dasharray="3"'
-        path = " ".join(f"{x(f):.1f},{y(t):.1f}" for f, t in s["roc"])
-        parts.append(f'<polyline points="{path}" fill="none" stroke="{colour}" '
-                     f'stroke-width="1.5"{dash}/>')  # fmt: skip
-        parts.append(f'<text x="{size + 5}" y="{low + 13 * number + 8}" font-size="11" '
-                     f'fill="{colour}">{escape(name)} {s["auroc"]:.2f}</text>')  # fmt: skip
-    parts.append("</svg>")
-    return "".join(parts)
+def verdict_rows(report: dict) -> list[list[str]]:
+    """Per model and half: the verdicts and the share flagged (on held-out tasks and on the
+    base model a false-positive rate, on contaminated tasks of a dose a true-positive rate)."""
+    rows = []
+    for model, halves in (report.get("verdicts") or {}).items():
+        for half, h in halves.items():
+            shown = "n/a" if h["rate"] is None else (
+                f"{h['flagged']} ({100 * h['rate']:.0f}% [{100 * h['ci95'][0]:.0f}, "
+                f"{100 * h['ci95'][1]:.0f}])"
+            )  # fmt: skip
+            rows.append([model, half.replace("_", " "), str(h["tasks"]), shown,
+                         *(str(h["verdicts"].get(v, 0)) for v in VERDICTS)])  # fmt: skip
+    return rows
 
 
-def control_html(report: dict) -> str:
+def summary_line(report: dict) -> str:
     settings = report["settings"]
-    summary = (
+    return (
         f"Base model {settings['base_model']}, {settings['mode']} mode; {settings['tasks']} "
         f"tasks split with seed {settings['seed']} into {len(report['split']['contaminated'])} "
         f"contaminated and {len(report['split']['held_out'])} held out; doses (epochs) "
@@ -75,26 +68,83 @@ def control_html(report: dict) -> str:
         f"learning rate {settings['finetune']['learning_rate']}; n={settings['n']} samples per "
         f"task at temperature {settings['temperature']}."
     )
-    plots = "".join(roc_plot(model, scores) for model, scores in report["models"].items())
-    return (
-        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>cloneprobe positive control"
-        f"</title><style>{STYLE}</style></head><body><h1>Positive control</h1>"
-        f"<p>{escape(summary)}</p><p>Each score is oriented so that higher means more "
-        "memorization-like; AUROC is the chance that a contaminated task scores above a "
-        "held-out one (0.5 = chance), with a 95% bootstrap interval over tasks. clone_typeK_P "
-        "is the share of a task's samples with a Type-K (or closer) clone under profile P; its "
-        "clone rate is the share of tasks with at least one.</p>"
-        f"<h2>Separation of the halves</h2>{_table(HEADER, control_rows(report), left=2)}"
-        f"<h2>ROC curves</h2>{plots}</body></html>"
-    )
+
+
+def distribution_plots(report: dict) -> list[str]:
+    """Per score: its values on the contaminated and the held-out half, per model."""
+    names = [n for n in DISTRIBUTED]
+    for scores in report["models"].values():
+        names += [n for n in scores if n.endswith("_vs_base") and n not in names]
+    plots = []
+    for name in names:
+        rows = []
+        for model, scores in report["models"].items():
+            s = scores.get(name) or {}
+            if s.get("available"):
+                rows += [(f"{model} contaminated", s["contaminated"]),
+                         (f"{model} held out", s["held_out"])]  # fmt: skip
+        if rows:
+            axis = f"{name} (oriented: higher is more memorization-like)"
+            colours = [HALF_COLOURS[i % 2] for i in range(len(rows))]
+            plots.append(strip_plot(f"{name} per half", rows, axis, colours=colours))
+    return [p for p in plots if p]
+
+
+def task_rows(report: dict) -> list[list[str]]:
+    rows = []
+    for model, entries in (report.get("tasks") or {}).items():
+        for e in entries:
+            kind = f"Type-{e['best_type']}" if e.get("best_type") else "none"
+            clone = f"{e['clone_tier']} ({kind})" if e.get("clone_tier") else kind
+            rows.append([model, e["task_id"], e["half"].replace("_", " "), clone,
+                         "; ".join(e.get("clone_reasons") or []), e["verdict"],
+                         "; ".join(e.get("verdict_reasons") or [])])  # fmt: skip
+    return rows
+
+
+def control_section(report: dict, table, sortable) -> list[str]:
+    """The section's HTML parts. `table(header, rows, left)` renders a plain table,
+    `sortable(header, rows)` a sortable one."""
+    rule = report.get("verdict_rule")
+    parts = [
+        "<h2>Positive control</h2>",
+        f"<p>{escape(summary_line(report))}</p>",
+        "<p>Each score is oriented so that higher means more memorization-like; AUROC is the "
+        "chance that a contaminated task scores above a held-out one (0.5 = chance), with a 95% "
+        "bootstrap interval over tasks. clone_typeK_P is the share of a task's samples with a "
+        "Type-K (or closer) clone under profile P; its clone rate is the share of tasks with at "
+        "least one. NAME_vs_base is a fine-tuned model's likelihood relative to the base model's "
+        "(the control's reference model).</p>",
+        "<h3>Separation of the halves</h3>",
+        table(HEADER, control_rows(report), 2),
+    ]
+    if report.get("verdicts"):
+        parts += [
+            "<h3>The combined verdict on the known halves</h3>",
+            f"<p>{escape(f'Rule used here: {rule}.' if rule else '')} Flagged on held-out "
+            "tasks and on the base model are false positives; on contaminated tasks of a "
+            f"dose, true positives.</p>{table(VERDICT_HEADER, verdict_rows(report), 2)}",
+            f"<p>{escape(calibration_line())}</p>",
+        ]
+    plots = [roc_plot(model, [(n, s["auroc"], s["roc"]) for n, s in scores.items()
+                              if s.get("available")])
+             for model, scores in report["models"].items()]  # fmt: skip
+    parts += ["<h3>ROC curves</h3>", *plots]
+    distributions = distribution_plots(report)
+    if distributions:
+        parts += ["<h3>Score distributions per half</h3>", *distributions]
+    if report.get("tasks"):
+        parts += ["<h3>The control's tasks</h3>", sortable(TASK_HEADER, task_rows(report))]
+    return parts
 
 
 def write_control_report(report: dict, folder: Path) -> None:
-    """control.json and control.html in `folder`, each written under a temporary name and
-    renamed, so a reader never sees half a file."""
+    """control.json and report.html (the HTML report with the control's section) in
+    `folder`, each written under a temporary name and renamed, so a reader never sees half
+    a file."""
+    from .files import write_atomically
+    from .html import render_control_page
+
     folder.mkdir(parents=True, exist_ok=True)
-    for name, text in (("control.json", json.dumps(report, indent=1)),
-                       ("control.html", control_html(report))):  # fmt: skip
-        temporary = folder / f".{name}.tmp"
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, folder / name)
+    write_atomically(folder / "control.json", json.dumps(report, indent=1))
+    write_atomically(folder / "report.html", render_control_page(report))

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..aggregate import TYPES
 from ..safe_text import csv_cell, latex_text, markdown_text
+from ..verdict import calibration_line
 from . import evidence_tables as ev
 from .html import render_html
 from .spool import RowSpool, json_chunks
@@ -29,6 +30,7 @@ from .tables import (
     isolation_line,
     settings_line,
 )
+from .task_rows import VERDICT_HEADER, VERDICT_TITLE, verdict_group_rows
 
 
 def render_json(report: dict) -> str:
@@ -99,6 +101,10 @@ def render_markdown(report: dict) -> str:
     if correctness:
         table = _markdown_table(CORRECTNESS_HEADER, correctness)
         parts += [f"## {CORRECTNESS_TITLE}", table, isolation_line(report)]
+    verdicts = verdict_group_rows(report)
+    if verdicts:
+        parts += [f"## {VERDICT_TITLE}", _markdown_table(VERDICT_HEADER, verdicts),
+                  markdown_text(calibration_line())]  # fmt: skip
     total = report.get("evidence_total", len(report["evidence"]))
     parts.append(f"{total} clone pairs as evidence (see the HTML report and "
                  f"{report.get('evidence_file', 'report.json')}).")  # fmt: skip

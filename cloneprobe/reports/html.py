@@ -1,11 +1,15 @@
-"""One self-contained HTML page: tables, a plot of clone rate against temperature, and the
-side-by-side evidence of every clone pair. No external assets."""
+"""One self-contained HTML page: tables, a plot of clone rate against temperature, the
+per-task view (verdicts, signals, plots) when the report has signals, the positive control's
+section when it has one, and the side-by-side evidence of every clone pair. No external
+assets."""
 
 from __future__ import annotations
 
 from ..align import align_lines
 from ..safe_text import html_text as escape
 from . import evidence_tables as ev
+from .control_html import control_section
+from .plots import COLOURS
 from .tables import (
     COMPARISON_HEADER,
     CORRECTNESS_HEADER,
@@ -17,6 +21,7 @@ from .tables import (
     isolation_line,
     settings_line,
 )
+from .task_view import SORT_SCRIPT, sortable_table, task_section
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em;color:#222}
@@ -25,8 +30,8 @@ th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
 th{background:#f3f3f3} td.l,th.l{text-align:left}
 .pair{margin:1.5em 0} .pair table td{font-family:monospace;text-align:left;white-space:pre-wrap}
 .diff{background:#fff3cd} h3{font-size:1em}
+table.tasks td.why{font-size:.8em;max-width:28em} svg{display:block;margin:.5em 0}
 """
-COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"]
 
 
 def _table(header: list[str], rows: list[list], left: int = 3) -> str:
@@ -134,6 +139,11 @@ def render_html(report: dict) -> str:
     if correctness:
         body += [f"<h2>{CORRECTNESS_TITLE}</h2>", _table(CORRECTNESS_HEADER, correctness),
                  f"<p>{escape(isolation_line(report))}</p>"]  # fmt: skip
+    body += task_section(report, _table)
+    if report.get("control"):
+        body += control_section(report["control"], _table, sortable_table)
+        if not report.get("tasks"):
+            body.append(SORT_SCRIPT)
     total = report.get("evidence_total", len(report["evidence"]))
     body.append(f"<h2>Evidence: {total} clone pairs</h2>")
     if total > len(report["evidence"]):
@@ -143,9 +153,21 @@ def render_html(report: dict) -> str:
             "page.</p>"
         )
     body += [_evidence_html(pair) for pair in report["evidence"]]
+    return page("cloneprobe audit", body)
+
+
+def page(title: str, body: list[str]) -> str:
+    """The report's page around its sections."""
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>cloneprobe audit</title><style>{STYLE}</style></head><body>"
+        f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
         + "\n".join(body)
         + "</body></html>\n"
     )
+
+
+def render_control_page(control: dict) -> str:
+    """The positive control's report.html: the report page with the control's section."""
+    body = ["<h1>cloneprobe positive control</h1>",
+            *control_section(control, _table, sortable_table), SORT_SCRIPT]  # fmt: skip
+    return page("cloneprobe positive control", body)

@@ -5,8 +5,10 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-SHORT = {"perplexity": "ppl", "zlib": "zlib", "min_k": "min-k%", "min_k_plus_plus": "min-k%++",
-         "cdd": "cdd", "surface": "surface"}  # fmt: skip
+from ..safe_text import terminal_text
+from ..verdict import calibration_line
+from .task_rows import SHORT, VERDICT_HEADER, VERDICT_TITLE, verdict_group_rows
+from .text import print_table
 
 
 def _number(value: float | None) -> str:
@@ -49,13 +51,26 @@ def print_signal_tasks(report: dict, console: Console) -> None:
         return
     names = section["names"]
     table = Table(title="Per task: clone evidence and signals", title_justify="left")
-    for column in ("model", "T", "prompts", "task", "clone", *(SHORT.get(n, n) for n in names)):
-        table.add_column(column, justify="left" if column in ("model", "prompts", "task")
-                         else "right")  # fmt: skip
+    for column in ("model", "T", "prompts", "task", "clone", *(SHORT.get(n, n) for n in names),
+                   "verdict"):  # fmt: skip
+        table.add_column(column, justify="left" if column in ("model", "prompts", "task",
+                                                              "verdict") else "right")  # fmt: skip
     for entry in report.get("tasks", []):
         clones = entry.get("clones") or {}
         best = clones.get("best_type")
+        tier = f" {clones['tier']}" if clones.get("tier") else ""
         cells = [_number(entry["signals"][n]["value"]) for n in names]
-        table.add_row(entry["model"], f"{entry['temperature']:g}", entry["prompt_set"],
-                      entry["task_id"], f"Type-{best}" if best else "-", *cells)  # fmt: skip
+        clone = (f"Type-{best}" if best else "-") + tier
+        table.add_row(*map(terminal_text, [
+            entry["model"], f"{entry['temperature']:g}", entry["prompt_set"], entry["task_id"],
+            clone, *cells, entry.get("verdict", "-")]))  # fmt: skip
     console.print(table)
+
+
+def print_verdicts(report: dict, console: Console) -> None:
+    """Per group: how many tasks got each verdict, then the rule and its error rates."""
+    rows = verdict_group_rows(report)
+    if not rows:
+        return
+    print_table(console, VERDICT_TITLE, VERDICT_HEADER, rows)
+    console.print(terminal_text(calibration_line()), highlight=False, soft_wrap=True)

@@ -26,7 +26,7 @@ def print_report(report: dict, console: Console, evidence: bool = False) -> None
     line = Text("cloneprobe audit", style="bold")
     line.append(": ").append(terminal_text(settings_line(report)))
     console.print(line, highlight=False, soft_wrap=True)
-    _table(console, ev.EVIDENCE_TITLE, ev.EVIDENCE_HEADER, ev.display_evidence_rows(report))
+    print_table(console, ev.EVIDENCE_TITLE, ev.EVIDENCE_HEADER, ev.display_evidence_rows(report))
     console.print(terminal_text(ev.uninformative_line(report)), highlight=False, soft_wrap=True)
     console.print(terminal_text(ev.chance_line(report)), highlight=False, soft_wrap=True)
     table = Table(title="Tasks with a clone of the canonical solution (cumulative)",
@@ -45,11 +45,12 @@ def print_report(report: dict, console: Console, evidence: bool = False) -> None
         for row in comparisons:
             comparison.add_row(*map(terminal_text, row))
         console.print(comparison)
-    _table(console, "Original against other prompts, on evidence", ev.EVIDENCE_COMPARISON_HEADER,
-           ev.display_evidence_comparison_rows(report))  # fmt: skip
+    print_table(console, "Original against other prompts, on evidence",
+                ev.EVIDENCE_COMPARISON_HEADER,
+                ev.display_evidence_comparison_rows(report))  # fmt: skip
     correctness = display_correctness_rows(report)
     if correctness:
-        _table(console, CORRECTNESS_TITLE, CORRECTNESS_HEADER, correctness)
+        print_table(console, CORRECTNESS_TITLE, CORRECTNESS_HEADER, correctness)
         console.print(isolation_line(report), highlight=False, markup=False)
     pairs = report["evidence"]
     total = report.get("evidence_total", len(pairs))
@@ -80,7 +81,7 @@ def print_report(report: dict, console: Console, evidence: bool = False) -> None
             console.print(side)
 
 
-def _table(console: Console, title: str, header: list[str], rows: list[list[str]]) -> None:
+def print_table(console: Console, title: str, header: list[str], rows: list[list[str]]) -> None:
     if not rows:
         return
     table = Table(title=title, title_justify="left")

@@ -1,0 +1,162 @@
+"""Small inline SVG plots for the HTML report (no external assets, no plotting library):
+score distributions as strip plots, paired scores as a scatter against the diagonal, ROC
+curves. Every label passes through the HTML escaper."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from ..safe_text import html_text as escape
+
+COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"]
+
+
+def _ticks(low: float, high: float) -> list[float]:
+    """About five round values spanning [low, high]."""
+    if high <= low:
+        return [low]
+    step = 10 ** math.floor(math.log10((high - low) / 4))
+    for factor in (1, 2, 5, 10):
+        if (high - low) / (step * factor) <= 6:
+            step *= factor
+            break
+    first = math.ceil(low / step) * step
+    return [round(first + i * step, 10) for i in range(int((high - first) / step) + 1)]
+
+
+def _span(values: Sequence[float]) -> tuple[float, float]:
+    low, high = min(values), max(values)
+    if high == low:
+        low, high = low - 1, high + 1
+    pad = (high - low) * 0.05
+    return low - pad, high + pad
+
+
+def strip_plot(title: str, rows: Sequence[tuple[str, Sequence[float]]], axis: str,
+               width: int = 640, colours: Sequence[str] | None = None) -> str:  # fmt: skip
+    """One row per labelled series: a dot per value (spread vertically by rank, so equal
+    values stay visible) and a bar at the median. `colours`: one per row (default: cycled)."""
+    shown = [(label, [v for v in values if math.isfinite(v)]) for label, values in rows]
+    every = [v for _, values in shown for v in values]
+    if not every:
+        return ""
+    low, high = _span(every)
+    label_width, row_height, top = 190, 26, 26
+    left, right = label_width, width - 15
+    height = top + row_height * len(shown) + 34
+
+    def x(value: float) -> float:
+        return left + (value - low) / (high - low) * (right - left)
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'role="img" aria-label="{escape(title)}">',
+        f'<text x="4" y="16" font-size="12" font-weight="bold">{escape(title)}</text>',
+    ]
+    bottom = top + row_height * len(shown)
+    for tick in _ticks(low, high):
+        parts.append(f'<line x1="{x(tick):.1f}" y1="{top}" x2="{x(tick):.1f}" y2="{bottom}" '
+                     'stroke="#eee"/>')  # fmt: skip
+        parts.append(f'<text x="{x(tick):.1f}" y="{bottom + 13}" font-size="10" '
+                     f'text-anchor="middle">{tick:g}</text>')  # fmt: skip
+    parts.append(f'<text x="{(left + right) / 2:.1f}" y="{bottom + 28}" font-size="11" '
+                 f'text-anchor="middle">{escape(axis)}</text>')  # fmt: skip
+    for number, (label, values) in enumerate(shown):
+        colour = colours[number] if colours else COLOURS[number % len(COLOURS)]
+        middle = top + row_height * number + row_height / 2
+        parts.append(f'<text x="{label_width - 6}" y="{middle + 4:.1f}" font-size="11" '
+                     f'text-anchor="end">{escape(label)} ({len(values)})</text>')  # fmt: skip
+        for rank, value in enumerate(sorted(values)):
+            offset = ((rank * 7) % 15 - 7) * 0.8
+            parts.append(f'<circle cx="{x(value):.1f}" cy="{middle + offset:.1f}" r="2.5" '
+                         f'fill="{colour}" fill-opacity="0.6"/>')  # fmt: skip
+        if values:
+            ordered = sorted(values)
+            median = (ordered[(len(ordered) - 1) // 2] + ordered[len(ordered) // 2]) / 2
+            parts.append(f'<line x1="{x(median):.1f}" y1="{middle - 10:.1f}" '
+                         f'x2="{x(median):.1f}" y2="{middle + 10:.1f}" stroke="#000" '
+                         'stroke-width="2"/>')  # fmt: skip
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def scatter_plot(title: str, series: Sequence[tuple[str, Sequence[tuple[float, float]]]],
+                 x_axis: str, y_axis: str, size: int = 320, legend: int = 200) -> str:  # fmt: skip
+    """Paired values (one point per task) against the diagonal y = x."""
+    points = [p for _, pairs in series for p in pairs
+              if math.isfinite(p[0]) and math.isfinite(p[1])]  # fmt: skip
+    if not points:
+        return ""
+    low, high = _span([v for p in points for v in p])
+    edge, far = 40, size - 30
+
+    def at(value: float) -> float:
+        return edge + (value - low) / (high - low) * (far - edge)
+
+    def flip(value: float) -> float:
+        return size - at(value)
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{size + legend}" height="{size}" '
+        f'role="img" aria-label="{escape(title)}">',
+        f'<text x="4" y="14" font-size="12" font-weight="bold">{escape(title)}</text>',
+        f'<rect x="{edge}" y="{size - far}" width="{far - edge}" height="{far - edge}" '
+        'fill="none" stroke="#333"/>',
+        f'<line x1="{at(low):.1f}" y1="{flip(low):.1f}" x2="{at(high):.1f}" '
+        f'y2="{flip(high):.1f}" stroke="#bbb" stroke-dasharray="4"/>',
+        f'<text x="{(edge + far) / 2:.1f}" y="{size - 6}" font-size="11" '
+        f'text-anchor="middle">{escape(x_axis)}</text>',
+        f'<text x="11" y="{size / 2:.1f}" font-size="11" text-anchor="middle" '
+        f'transform="rotate(-90 11 {size / 2:.1f})">{escape(y_axis)}</text>',
+    ]
+    for tick in _ticks(low, high):
+        parts.append(f'<text x="{at(tick):.1f}" y="{size - 18}" font-size="9" '
+                     f'text-anchor="middle">{tick:g}</text>')  # fmt: skip
+        parts.append(f'<text x="{edge - 3}" y="{flip(tick) + 3:.1f}" font-size="9" '
+                     f'text-anchor="end">{tick:g}</text>')  # fmt: skip
+    for number, (label, pairs) in enumerate(series):
+        colour = COLOURS[number % len(COLOURS)]
+        for a, b in pairs:
+            if math.isfinite(a) and math.isfinite(b):
+                parts.append(f'<circle cx="{at(a):.1f}" cy="{flip(b):.1f}" r="3" '
+                             f'fill="{colour}" fill-opacity="0.6"/>')  # fmt: skip
+        parts.append(f'<text x="{size + 5}" y="{size - far + 13 * number + 8}" font-size="11" '
+                     f'fill="{colour}">{escape(label)} ({len(pairs)})</text>')  # fmt: skip
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def roc_plot(title: str, curves: Sequence[tuple[str, float, Sequence[Sequence[float]]]],
+             size: int = 300, legend: int = 250) -> str:  # fmt: skip
+    """ROC curves (label, AUROC, points (fpr, tpr)) in one square plot, chance dashed."""
+    low, high = 30, size - 30
+
+    def x(fpr: float) -> float:
+        return low + fpr * (high - low)
+
+    def y(tpr: float) -> float:
+        return high - tpr * (high - low)
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{size + legend}" height="{size}" '
+        f'role="img" aria-label="ROC curves: {escape(title)}">',
+        f'<rect x="{low}" y="{low}" width="{high - low}" height="{high - low}" fill="none" '
+        'stroke="#333"/>',
+        f'<line x1="{low}" y1="{high}" x2="{high}" y2="{low}" stroke="#bbb" stroke-dasharray="4"/>',
+        f'<text x="{size / 2}" y="{size - 8}" text-anchor="middle" font-size="11">false '
+        "positive rate (held-out tasks flagged)</text>",
+        f'<text x="12" y="{size / 2}" font-size="11" transform="rotate(-90 12 {size / 2})" '
+        'text-anchor="middle">true positive rate</text>',
+        f'<text x="{low}" y="18" font-size="12">{escape(title)}</text>',
+    ]
+    for number, (label, auroc, points) in enumerate(curves):
+        colour = COLOURS[number % len(COLOURS)]
+        dash = "" if number < len(COLOURS) else ' stroke-dasharray="3"'
+        path = " ".join(f"{x(f):.1f},{y(t):.1f}" for f, t in points)
+        parts.append(f'<polyline points="{path}" fill="none" stroke="{colour}" '
+                     f'stroke-width="1.5"{dash}/>')  # fmt: skip
+        parts.append(f'<text x="{size + 5}" y="{low + 13 * number + 8}" font-size="11" '
+                     f'fill="{colour}">{escape(label)} {auroc:.2f}</text>')  # fmt: skip
+    parts.append("</svg>")
+    return "".join(parts)

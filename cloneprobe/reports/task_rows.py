@@ -1,0 +1,84 @@
+"""The per-task view as plain rows, shared by the terminal, Markdown and HTML reports: one row
+per model x temperature x prompt set x task (pass@1, clone evidence, every signal, the
+relative views, the combined verdict), and the verdicts counted per group."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ..verdict import VERDICTS
+
+SHORT = {"perplexity": "ppl", "zlib": "zlib", "min_k": "min-k%", "min_k_plus_plus": "min-k%++",
+         "cdd": "cdd", "surface": "surface"}  # fmt: skip
+VIEWS = {"fixed": "vs fixed", "reference": "vs ref"}
+VERDICT_HEADER = ["model", "temperature", "prompts", "tasks", *VERDICTS]
+VERDICT_TITLE = "Per-task memorization verdict (counts of tasks)"
+
+
+def number(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:.3g}" if abs(value) < 1000 else f"{value:.0f}"
+
+
+def signal_names(report: dict) -> list[str]:
+    return list((report.get("signals") or {}).get("names") or [])
+
+
+def relative_columns(report: dict) -> list[tuple[str, str]]:
+    """(view, signal) of every relative score some task has, in a stable order."""
+    seen: dict[tuple[str, str], None] = {}
+    for entry in report.get("tasks") or []:
+        for view in VIEWS:
+            for name, value in ((entry.get("relative") or {}).get(view) or {}).items():
+                if value is not None:
+                    seen[(view, name)] = None
+    order = signal_names(report)
+    return sorted(seen, key=lambda k: (list(VIEWS).index(k[0]),
+                                       order.index(k[1]) if k[1] in order else 99))  # fmt: skip
+
+
+def task_header(report: dict) -> list[str]:
+    names = signal_names(report)
+    return ["model", "T", "prompts", "task", "pass@1", "clone", "why (clone)",
+            *(SHORT.get(n, n) for n in names),
+            *(f"{SHORT.get(n, n)} {VIEWS[v]}" for v, n in relative_columns(report)),
+            "verdict", "why (verdict)"]  # fmt: skip
+
+
+def clone_cell(clones: dict | None) -> str:
+    if not clones:
+        return "-"
+    best = clones.get("best_type")
+    kind = f"Type-{best}" if best else ("trivial only" if clones.get("trivial_only") else "none")
+    return f"{clones['tier']} ({kind})" if clones.get("tier") else kind
+
+
+def task_rows(report: dict) -> list[list[str]]:
+    names = signal_names(report)
+    columns = relative_columns(report)
+    rows = []
+    for entry in report.get("tasks") or []:
+        clones = entry.get("clones") or {}
+        passed = entry.get("pass@1")
+        rows.append(
+            [entry["model"], f"{entry['temperature']:g}", entry["prompt_set"], entry["task_id"],
+             "-" if passed is None else f"{passed:.2f}", clone_cell(clones),
+             "; ".join(clones.get("reasons") or []),
+             *(number(entry["signals"].get(n, {}).get("value")) for n in names),
+             *(number(((entry.get("relative") or {}).get(v) or {}).get(n)) for v, n in columns),
+             entry.get("verdict", "-"), "; ".join(entry.get("verdict_reasons") or [])]
+        )  # fmt: skip
+    return rows
+
+
+def verdict_group_rows(report: dict) -> list[list[str]]:
+    """Per model x temperature x prompt set: how many tasks got each verdict."""
+    counts: dict[tuple, Counter] = {}
+    for entry in report.get("tasks") or []:
+        if "verdict" not in entry:
+            continue
+        key = (entry["model"], f"{entry['temperature']:g}", entry["prompt_set"])
+        counts.setdefault(key, Counter())[entry["verdict"]] += 1
+    return [[*key, str(sum(c.values())), *(str(c[v]) for v in VERDICTS)]
+            for key, c in counts.items()]  # fmt: skip

@@ -1,0 +1,124 @@
+"""The HTML report's per-task view: the verdicts per group with the rule's measured error
+rates, one sortable row per task (pass@1, clone evidence and why, every signal, the relative
+views, the verdict and why), and plots: each signal's distribution per group, and each
+task's score under the original prompts against the fixed ones."""
+
+from __future__ import annotations
+
+import math
+
+from ..safe_text import html_text as escape
+from ..verdict import calibration_line
+from . import task_rows as tr
+from .plots import scatter_plot, strip_plot
+
+SORT_SCRIPT = (
+    "<script>document.querySelectorAll('table.sortable').forEach(function(t){"
+    "t.querySelectorAll('th').forEach(function(th,i){th.style.cursor='pointer';"
+    "th.addEventListener('click',function(){var rows=Array.from(t.rows).slice(1),"
+    "up=th.dataset.dir!=='up';th.dataset.dir=up?'up':'down';rows.sort(function(a,b){"
+    "var x=a.cells[i].textContent,y=b.cells[i].textContent,nx=parseFloat(x),ny=parseFloat(y),"
+    "c=(isNaN(nx)||isNaN(ny))?x.localeCompare(y):nx-ny;return up?c:-c;});"
+    "rows.forEach(function(r){t.tBodies[0].appendChild(r);});});});});</script>"
+)
+"""Click a column heading to sort by it (numbers as numbers); static, reads no report data."""
+TEXT_COLUMNS = {"model", "prompts", "task", "clone", "why (clone)", "verdict", "why (verdict)",
+                "half", "T"}  # fmt: skip
+
+
+def sortable_table(header: list[str], rows: list[list[str]]) -> str:
+    def cell(tag: str, name: str, text: str) -> str:
+        css = "l" if name in TEXT_COLUMNS else ""
+        css += " why" if name.startswith("why") else ""
+        return f'<{tag} class="{css.strip()}">{escape(text)}</{tag}>'
+
+    head = "".join(cell("th", h, h) for h in header)
+    body = "".join(
+        "<tr>" + "".join(cell("td", h, str(c)) for h, c in zip(header, row, strict=True)) + "</tr>"
+        for row in rows
+    )
+    return (
+        f'<table class="sortable tasks"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    )
+
+
+def _axis(name: str, report: dict) -> str:
+    higher = ((report.get("signals") or {}).get("higher_means_memorized") or {}).get(name, True)
+    direction = "higher" if higher else "lower"
+    scale = "log10 " if name == "perplexity" else ""
+    return f"{scale}{name} ({direction} is more memorization-like)"
+
+
+def _shown(name: str, value: float | None) -> float | None:
+    if value is None:
+        return None
+    if name == "perplexity":
+        return math.log10(value) if value > 0 else None
+    return value
+
+
+def distribution_plots(report: dict) -> list[str]:
+    """Per signal: its values over tasks, one row per model x temperature x prompt set."""
+    plots = []
+    for name in tr.signal_names(report):
+        groups: dict[str, list[float]] = {}
+        for entry in report.get("tasks") or []:
+            value = _shown(name, entry["signals"].get(name, {}).get("value"))
+            label = f"{entry['model']} t={entry['temperature']:g} {entry['prompt_set']}"
+            if value is not None:
+                groups.setdefault(label, []).append(value)
+        if groups:
+            plots.append(strip_plot(f"{name} per task", list(groups.items()), _axis(name, report)))
+    return [p for p in plots if p]
+
+
+def original_fixed_plots(report: dict) -> list[str]:
+    """Per signal: each task's value under the original prompts (x) against a fixed prompt
+    set's (y), one colour per model x temperature x fixed set; points under the diagonal are
+    tasks the original prompt makes likelier (for perplexity: over it)."""
+    entries = report.get("tasks") or []
+    original = {(e["model"], e.get("settings_key"), e["temperature"], e["task_id"]): e
+                for e in entries if e["prompt_set"] == "original"}  # fmt: skip
+    plots = []
+    for name in tr.signal_names(report):
+        series: dict[str, list[tuple[float, float]]] = {}
+        for e in entries:
+            if not e["prompt_set"].startswith("fixed"):
+                continue
+            twin = original.get((e["model"], e.get("settings_key"), e["temperature"], e["task_id"]))
+            if twin is None:
+                continue
+            x = _shown(name, twin["signals"].get(name, {}).get("value"))
+            y = _shown(name, e["signals"].get(name, {}).get("value"))
+            if x is not None and y is not None:
+                label = f"{e['model']} t={e['temperature']:g} {e['prompt_set']}"
+                series.setdefault(label, []).append((x, y))
+        if series:
+            plots.append(scatter_plot(f"{name}: original against fixed prompts",
+                                      list(series.items()), f"original: {_axis(name, report)}",
+                                      "fixed prompts"))  # fmt: skip
+    return [p for p in plots if p]
+
+
+def task_section(report: dict, table) -> list[str]:
+    """The per-task view's HTML parts (empty without a `tasks` list). `table` renders a
+    plain table (header, rows, left-aligned column count)."""
+    if not report.get("tasks"):
+        return []
+    parts = [f"<h2>{escape(tr.VERDICT_TITLE)}</h2>",
+             table(tr.VERDICT_HEADER, tr.verdict_group_rows(report), 3),
+             f"<p>{escape(calibration_line())}</p>",
+             "<h2>Per task: pass@1, clone evidence, signals, verdict</h2>",
+             "<p>Click a heading to sort. Signals are raw values (ppl: lower is more "
+             "memorization-like, the others higher); 'vs fixed' and 'vs ref' are relative: "
+             "evidence under the original prompt (or the audited model) minus under the fixed "
+             "prompt (or the reference model), positive = more memorization-like.</p>",
+             sortable_table(tr.task_header(report), tr.task_rows(report)),
+             SORT_SCRIPT]  # fmt: skip
+    distributions = distribution_plots(report)
+    if distributions:
+        parts += ["<h2>Signal distributions over tasks</h2>", *distributions]
+    paired = original_fixed_plots(report)
+    if paired:
+        parts += ["<h2>Original against fixed prompts, per task</h2>", *paired]
+    return parts
