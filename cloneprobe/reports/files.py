@@ -27,6 +27,7 @@ from .tables import (
     display_group_rows,
     group_rows,
     isolation_line,
+    runs_line,
     settings_line,
 )
 
@@ -73,7 +74,7 @@ def _markdown_table(header: list[str], rows: list[list]) -> str:
 def render_markdown(report: dict) -> str:
     parts = [
         "# cloneprobe audit",
-        f"Settings: {settings_line(report)}.",
+        f"Settings: {settings_line(report)}. {runs_line(report)}",
         f"## {ev.EVIDENCE_TITLE}",
         _markdown_table(ev.EVIDENCE_HEADER, ev.display_evidence_rows(report)),
         ev.uninformative_line(report),
