@@ -74,7 +74,7 @@ def _markdown_table(header: list[str], rows: list[list]) -> str:
 def render_markdown(report: dict) -> str:
     parts = [
         "# cloneprobe audit",
-        f"Settings: {settings_line(report)}. {runs_line(report)}",
+        f"Settings: {settings_line(report)}.",
         f"## {ev.EVIDENCE_TITLE}",
         _markdown_table(ev.EVIDENCE_HEADER, ev.display_evidence_rows(report)),
         ev.uninformative_line(report),
@@ -100,6 +100,8 @@ def render_markdown(report: dict) -> str:
     if correctness:
         table = _markdown_table(CORRECTNESS_HEADER, correctness)
         parts += [f"## {CORRECTNESS_TITLE}", table, isolation_line(report)]
+    if runs_line(report):
+        parts.append(markdown_text(runs_line(report)))
     total = report.get("evidence_total", len(report["evidence"]))
     parts.append(f"{total} clone pairs as evidence (see the HTML report and "
                  f"{report.get('evidence_file', 'report.json')}).")  # fmt: skip
