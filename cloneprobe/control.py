@@ -120,7 +120,9 @@ def load_base(spec: str, batch_size: int):
     parsed = parse_model_spec(spec)
     if parsed.kind == "openai":
         raise GenerationError(f"{spec}: the control fine-tunes a local model; give embedded or hf:")
-    return parsed.label, make_backend(parsed, BackendOptions(batch_size=batch_size))
+    # float32: the control fine-tunes this model, and bfloat16 training loses precision
+    options = BackendOptions(batch_size=batch_size, dtype="float32")
+    return parsed.label, make_backend(parsed, options)
 
 
 class _InMemoryScorers:

@@ -130,6 +130,7 @@ def _generate(settings, reporter, benchmark, prompt_sets, temperatures, task_ids
         concurrency=settings.concurrency,
         timeout=settings.timeout,
         batch_size=settings.batch_size,
+        dtype=settings.dtype,
     )
     summaries, keys = [], []
     with SampleStore(settings.store) as store:
@@ -142,6 +143,7 @@ def _generate(settings, reporter, benchmark, prompt_sets, temperatures, task_ids
                 max_new_tokens=settings.max_new_tokens,
                 stop=settings.stops or HUMANEVAL_STOPS,
                 seed=settings.seed,
+                dtype=getattr(backend, "dtype", None),
             )
             plan = Plan(prompt_sets, benchmark, temperatures, settings.n, sampling, task_ids)
             if not plan.total:

@@ -38,6 +38,9 @@ class GenerationSettings:
     concurrency: int = 16
     timeout: float = 120.0
     batch_size: int = 16
+    dtype: str = "auto"
+    """Local models: auto (bfloat16 on a CPU with native bfloat16, else float32), float32 or
+    bfloat16."""
     recorded: dict = field(default_factory=dict, compare=False)
     """The resolved command-line configuration, kept with each run in the store (credentials
     removed before it is stored)."""

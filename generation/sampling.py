@@ -23,6 +23,8 @@ class SamplingSettings:
     max_new_tokens: int = 512
     stop: tuple[str, ...] = HUMANEVAL_STOPS
     seed: int | None = None
+    dtype: str | None = None
+    """The type a local model computed in (float32, bfloat16); None for other backends."""
 
     def __post_init__(self) -> None:
         if self.mode not in ("completion", "chat"):
@@ -34,8 +36,13 @@ class SamplingSettings:
 
     @property
     def key(self) -> str:
-        """A short fingerprint stored with every sample (samples of other settings never mix)."""
-        text = json.dumps(asdict(self), sort_keys=True)
+        """A short fingerprint stored with every sample (samples of other settings never mix).
+        float32, the only type local models computed in before `dtype` existed, is left out of
+        it (as is None), so the stores made then keep resuming."""
+        fields = asdict(self)
+        if fields["dtype"] in (None, "float32"):
+            del fields["dtype"]
+        text = json.dumps(fields, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
     def to_dict(self) -> dict:

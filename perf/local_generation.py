@@ -1,20 +1,26 @@
 """Local generation speed of the embedded model (SmolLM2-135M-Instruct), all measured in one run.
 
     python perf/local_generation.py [--tasks 24] [--n 2] [--max-new-tokens 128]
-                                    [--batch-size 16] [--rounds 2] [--threads 2] [--json]
+                                    [--batch-size 16] [--rounds 2] [--threads 2]
+                                    [--dtype auto|float32|bfloat16] [--json]
 
 The workload: the first `--tasks` HumanEval prompts in chat mode (as the audit sends them),
 `--n` samples each at temperature 0.8, top-p 0.95, seed 1, at most `--max-new-tokens` new
 tokens. Printed, per round and as the median over rounds:
 
-- **before**: the way the backend generated until this change (transformers' `generate` over
-  batches of `--batch-size` left-padded sequences, every sequence of a batch running until the
-  last one ends, a stopping criterion decoding the whole batch at each step);
-- **now**: the backend as it is (`TransformersBackend.generate`: each prompt prefilled once for
-  its samples, a sequence leaving the batch as soon as it ends, one random stream per sample);
-- **bound**: a plain forward pass, no sampling and no bookkeeping: the time of one KV-cached
-  decoding step of `--batch-size` sequences at the workload's mean context length, as tokens/s
-  (batch size / step time). No generation of this batch size can beat it.
+- **before**: the former generation path (transformers' `generate` on the float32 model with
+  SDPA attention, over batches of `--batch-size` left-padded sequences, every sequence of a
+  batch running until the last one ends, a stopping criterion decoding the whole batch at each
+  step);
+- **now**: the backend as it is (`TransformersBackend.generate` with `--dtype`, default auto:
+  bfloat16 on a CPU with native bfloat16; grouped-matmul attention for decoding steps, a cache
+  written in place, each prompt prefilled once for its samples, a sequence leaving the batch
+  as soon as it ends, one random stream per sample, nucleus found by a partial sort);
+- **bound**: a plain forward pass of the model as `now` runs it (its dtype and attention, the
+  same in-place cache), no sampling and no bookkeeping: the time of one KV-cached decoding step
+  of `--batch-size` sequences at the workload's mean context length, as tokens/s (batch size /
+  step time). No generation of this batch size and dtype can beat it. `bound_float32` is the
+  same for the former float32 model (what the former path could at best reach).
 
 Generated tokens/s counts the new tokens of every sample (an end token excluded). The ratio
 now/before is the speed-up; now/bound is how much of the plain forward-pass speed the backend
@@ -26,14 +32,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import time
 
 import torch
 import transformers
+from transformers import DynamicCache
 
 from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.generation.backends.base import GenerationRequest
+from cloneprobe.generation.backends.dtype import DTYPES
+from cloneprobe.generation.backends.growing_cache import growing_cache
 from cloneprobe.generation.backends.transformers_backend import EmbeddedBackend
 from cloneprobe.generation.postprocess import chat_message
 
@@ -88,14 +98,11 @@ def generate_now(backend: EmbeddedBackend, requests: list[GenerationRequest]) ->
     return sum(r.completion_tokens or 0 for r in results)
 
 
-def forward_bound(backend: EmbeddedBackend, batch: int, context: int, steps: int = 8) -> float:
+def forward_bound(model, batch: int, context: int, cache_factory, steps: int = 8) -> float:
     """Tokens/s of bare KV-cached decoding steps of `batch` sequences after `context` tokens."""
-    from transformers import DynamicCache
-
-    model = backend.model
     ids = torch.randint(100, 1000, (batch, context))
     with torch.inference_mode():
-        cache = DynamicCache()
+        cache = cache_factory()
         model(input_ids=ids, past_key_values=cache, use_cache=True, logits_to_keep=1)
         token = torch.randint(100, 1000, (batch, 1))
         times = []
@@ -115,12 +122,17 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--dtype", choices=DTYPES, default="auto", help="dtype of `now`")
     parser.add_argument("--skip-before", action="store_true", help="measure now and bound only")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
 
-    backend = EmbeddedBackend(batch_size=args.batch_size)
+    backend = EmbeddedBackend(batch_size=args.batch_size, dtype=args.dtype)
+    former = backend
+    if not args.skip_before:  # the former path: the float32 model with SDPA attention
+        former = EmbeddedBackend(batch_size=args.batch_size, dtype="float32")
+        former.model.set_attn_implementation("sdpa")
     tasks = load_humaneval().tasks[: args.tasks]
     requests = [
         GenerationRequest(
@@ -142,25 +154,32 @@ def main() -> None:
     rounds = []
     for number in range(1, args.rounds + 1):
         measured = {}
-        runs = [("now", generate_now)]
+        runs = [("now", generate_now, backend)]
         if not args.skip_before:
-            runs.insert(0 if number % 2 else 1, ("before", generate_before))
-        for name, run in runs:
+            runs.insert(0 if number % 2 else 1, ("before", generate_before, former))
+        for name, run, measured_backend in runs:
             began = time.perf_counter()
-            tokens = run(backend, requests)
+            tokens = run(measured_backend, requests)
             seconds = time.perf_counter() - began
             measured[name] = {
                 "tokens": tokens,
                 "seconds": seconds,
                 "tokens_per_s": tokens / seconds,
             }
-        measured["bound"] = {"tokens_per_s": forward_bound(backend, args.batch_size, context)}
+        measured["bound"] = {
+            "tokens_per_s": forward_bound(backend.model, args.batch_size, context, growing_cache)
+        }
+        if not args.skip_before:
+            measured["bound_float32"] = {
+                "tokens_per_s": forward_bound(former.model, args.batch_size, context, DynamicCache)
+            }
         rounds.append(measured)
         if not args.json:
             line = "  ".join(
                 f"{name} {values['tokens_per_s']:6.1f} tok/s" for name, values in measured.items()
             )
-            print(f"round {number}: {line}", flush=True)
+            load = os.getloadavg()[0]
+            print(f"round {number}: {line}  (load average {load:.1f})", flush=True)
 
     def ratio(a: str, b: str) -> float | None:
         if any(b not in r or a not in r for r in rounds):
@@ -174,6 +193,8 @@ def main() -> None:
             "max_new_tokens": args.max_new_tokens,
             "batch_size": args.batch_size,
             "threads": torch.get_num_threads(),
+            "dtype": backend.dtype,
+            "load_average": os.getloadavg(),
             "mean_prompt_tokens": statistics.mean(prompt_lengths),
             "bound_context": context,
         },
@@ -188,7 +209,8 @@ def main() -> None:
         f"median over {len(rounds)} rounds: now/before = {summary['now_over_before'] or 0:.2f}x, "
         f"now/bound = {summary['now_over_bound']:.2f} "
         f"({len(tasks)} tasks x {args.n} samples, <= {args.max_new_tokens} new tokens, "
-        f"batch {args.batch_size}, {torch.get_num_threads()} threads)"
+        f"batch {args.batch_size}, {torch.get_num_threads()} threads, now in {backend.dtype}; "
+        f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())})"
     )
 
 

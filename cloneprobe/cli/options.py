@@ -127,6 +127,10 @@ generation_options = apply([
                  help="Seconds per API request."),
     click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True,
                  help="Sequences per forward pass for local models."),
+    click.option("--dtype", type=click.Choice(["auto", "float32", "bfloat16"]), default="auto",
+                 show_default=True,
+                 help="What local models compute in; auto: bfloat16 on a CPU with native "
+                 "bfloat16 (avx512_bf16, amx_bf16), else float32. Recorded with the run."),
 ])  # fmt: skip
 """What to generate and how: `generate` and `audit`."""
 
@@ -261,6 +265,7 @@ def generation_settings(options: dict):
         concurrency=options["concurrency"],
         timeout=options["timeout"],
         batch_size=options["batch_size"],
+        dtype=options.get("dtype") or "auto",
         recorded=recorded_options(options),
         api_key=read_api_key_file(options.get("api_key_file")),
     )

@@ -28,6 +28,7 @@ from .tables import (
     display_group_rows,
     group_rows,
     isolation_line,
+    runs_line,
     settings_line,
 )
 from .task_rows import VERDICT_HEADER, VERDICT_TITLE, verdict_group_rows
@@ -105,6 +106,8 @@ def render_markdown(report: dict) -> str:
     if verdicts:
         parts += [f"## {VERDICT_TITLE}", _markdown_table(VERDICT_HEADER, verdicts),
                   markdown_text(calibration_line())]  # fmt: skip
+    if runs_line(report):
+        parts.append(markdown_text(runs_line(report)))
     total = report.get("evidence_total", len(report["evidence"]))
     parts.append(f"{total} clone pairs as evidence (see the HTML report and "
                  f"{report.get('evidence_file', 'report.json')}).")  # fmt: skip

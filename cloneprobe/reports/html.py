@@ -19,6 +19,7 @@ from .tables import (
     display_correctness_rows,
     display_group_rows,
     isolation_line,
+    runs_line,
     settings_line,
 )
 from .task_view import SORT_SCRIPT, sortable_table, task_section
@@ -117,6 +118,7 @@ def render_html(report: dict) -> str:
     body = [
         "<h1>cloneprobe audit</h1>",
         f"<p>{escape(settings_line(report))}</p>",
+        f"<p>{escape(runs_line(report))}</p>",
         f"<h2>{escape(ev.EVIDENCE_TITLE)}</h2>",
         _table(ev.EVIDENCE_HEADER, ev.display_evidence_rows(report)),
         f"<p>{escape(ev.uninformative_line(report))}</p>",

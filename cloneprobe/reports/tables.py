@@ -58,6 +58,25 @@ def settings_line(report: dict) -> str:
     )
 
 
+LOCAL_BACKENDS = ("embedded", "hf", "control")
+
+
+def runs_line(report: dict) -> str:
+    """How the report's samples were made: each model with its mode and, for a local model,
+    the type it computed in (runs made before the type was recorded computed in float32)."""
+    described: list[str] = []
+    for run in report["settings"].get("sampling", []):
+        settings = run.get("settings") or {}
+        dtype = settings.get("dtype")
+        if dtype is None and settings.get("backend") in LOCAL_BACKENDS:
+            dtype = "float32"
+        parts = [f"{settings['mode']} mode" if settings.get("mode") else "", dtype or ""]
+        text = run["model"] + (f" ({', '.join(p for p in parts if p)})" if any(parts) else "")
+        if text not in described:
+            described.append(text)
+    return "Samples from " + "; ".join(described) + "." if described else ""
+
+
 GROUP_HEADER = ["model", "temperature", "prompts", "tasks", "samples",
                 *(f"Type-{t}" for t in TYPES), f"samples T{'/T'.join(TYPES)}",
                 "trivial only"]  # fmt: skip

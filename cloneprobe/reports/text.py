@@ -18,6 +18,7 @@ from .tables import (
     display_correctness_rows,
     display_group_rows,
     isolation_line,
+    runs_line,
     settings_line,
 )
 
@@ -26,6 +27,8 @@ def print_report(report: dict, console: Console, evidence: bool = False) -> None
     line = Text("cloneprobe audit", style="bold")
     line.append(": ").append(terminal_text(settings_line(report)))
     console.print(line, highlight=False, soft_wrap=True)
+    if runs_line(report):
+        console.print(terminal_text(runs_line(report)), highlight=False, soft_wrap=True)
     print_table(console, ev.EVIDENCE_TITLE, ev.EVIDENCE_HEADER, ev.display_evidence_rows(report))
     console.print(terminal_text(ev.uninformative_line(report)), highlight=False, soft_wrap=True)
     console.print(terminal_text(ev.chance_line(report)), highlight=False, soft_wrap=True)

@@ -18,6 +18,8 @@ class BackendOptions:
     timeout: float = 120.0
     max_retries: int = 6
     batch_size: int = 16
+    dtype: str = "auto"
+    """Local models: auto, float32 or bfloat16 (see `dtype.choose_dtype`)."""
 
 
 def make_backend(spec: ModelSpec, options: BackendOptions) -> Backend:
@@ -35,10 +37,10 @@ def make_backend(spec: ModelSpec, options: BackendOptions) -> Backend:
     if spec.kind == "hf":
         from .transformers_backend import TransformersBackend
 
-        return TransformersBackend(spec.name, batch_size=options.batch_size)
+        return TransformersBackend(spec.name, batch_size=options.batch_size, dtype=options.dtype)
     from .transformers_backend import EmbeddedBackend
 
-    return EmbeddedBackend(batch_size=options.batch_size)
+    return EmbeddedBackend(batch_size=options.batch_size, dtype=options.dtype)
 
 
 __all__ = [

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 import torch
 
+from .growing_cache import growing_cache
+
 StopCheck = Callable[[str], bool]
 """Given a sequence's new text so far, whether it is finished."""
 
@@ -48,18 +50,48 @@ def sequence_seed(seed: int, temperature: float, prompt: str) -> int:
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "little") >> 1
 
 
+NUCLEUS_CANDIDATES = 256
+"""Most likely tokens among which the nucleus is looked for first (see `sample_tokens`)."""
+
+
 def sample_tokens(
-    logits: torch.Tensor, temperature: float, top_p: float, uniforms: torch.Tensor
+    logits: torch.Tensor,
+    temperature: float,
+    top_p: float,
+    uniforms: torch.Tensor,
+    candidates: int = NUCLEUS_CANDIDATES,
 ) -> torch.Tensor:
     """One token per row of `logits` [rows, vocab]: greedy at temperature 0, else nucleus
-    sampling with the row's own uniform draw in [0, 1)."""
+    sampling with the row's own uniform draw in [0, 1).
+
+    The nucleus is looked for among the row's `candidates` most likely tokens (a partial
+    sort); a row whose candidates hold less than `top_p` of the probability is sorted in full.
+    Either way the row's token is the same (the nucleus lies within the candidates exactly
+    when their mass reaches top_p), and it depends on the row alone."""
     if temperature <= 0:
         return logits.argmax(dim=-1)
-    probs = torch.softmax(logits.float() / temperature, dim=-1)
-    sorted_probs, order = probs.sort(dim=-1, descending=True)
-    cumulative = sorted_probs.cumsum(dim=-1)
+    scaled = logits.float() / temperature
+    log_total = torch.logsumexp(scaled, dim=-1, keepdim=True)
+    vocab = scaled.shape[-1]
+    if top_p >= 1 or candidates >= vocab:
+        return _nucleus_draw(scaled.sort(dim=-1, descending=True), log_total, top_p, uniforms)
+    top = scaled.topk(candidates, dim=-1)
+    chosen = _nucleus_draw(top, log_total, top_p, uniforms)
+    short = ((top.values - log_total).exp().sum(dim=-1) < top_p).nonzero().squeeze(-1)
+    if len(short):  # the nucleus reaches past the candidates: sort these rows in full
+        rows = scaled[short].sort(dim=-1, descending=True)
+        chosen[short] = _nucleus_draw(rows, log_total[short], top_p, uniforms[short])
+    return chosen
+
+
+def _nucleus_draw(ranked, log_total: torch.Tensor, top_p: float, uniforms: torch.Tensor):
+    """Inverse transform over the nucleus of `ranked` (scaled logits sorted descending, with
+    their token ids), probabilities exp(logit - log_total)."""
+    scores, order = ranked
+    probs = (scores - log_total).exp()
+    cumulative = probs.cumsum(dim=-1)
     # keep a token while the mass before it is below top_p (the most likely is always kept)
-    kept = torch.where(cumulative - sorted_probs < top_p, sorted_probs, 0.0)
+    kept = torch.where(cumulative - probs < top_p, probs, 0.0)
     kept_cumulative = kept.cumsum(dim=-1)
     targets = uniforms.to(kept_cumulative.dtype).unsqueeze(-1) * kept_cumulative[:, -1:]
     positions = torch.searchsorted(kept_cumulative, targets, right=True).clamp_(
@@ -98,9 +130,7 @@ def decode_batch(
     generators = [_generator(s.seed) for s in sequences]
 
     with torch.inference_mode():
-        from transformers import DynamicCache
-
-        cache = DynamicCache()
+        cache = growing_cache()
         out = model(
             input_ids=input_ids.to(device),
             attention_mask=mask.to(device),

