@@ -48,7 +48,7 @@ CREATE TABLE IF NOT EXISTS detections (
 );
 """
 DETECTOR = "cloneprobe.clones"
-DETECTOR_VERSION = 3
+DETECTOR_VERSION = 4
 """Raised whenever a change to the detector can change a verdict (old verdicts are then
 recomputed, not reused)."""
 MAX_PROGRAM_BYTES = 1_000_000
@@ -78,7 +78,7 @@ class DetectionSettings:
     cross_task: bool = False
     study_min_lines: bool = True
     """With the nicad profile, use the study's settings: its per-task minimum size (half the
-    canonical's lines, never below 5) unless --min-lines is given, and samples with their
+    canonical solution's lines, never below 5) unless --min-lines is given, and samples with their
     docstrings removed."""
     reference_solutions: Path | None = None
     """Independent solutions of the tasks (JSONL), the evidence's null model; verdicts do not
