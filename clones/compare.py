@@ -31,8 +31,9 @@ def min_lcs(n: int, threshold: Fraction) -> int:
 
 
 def similarity_percent(lcs: int, n1: int, n2: int) -> int:
-    """L over the larger fragment, rounded half up, as NiCad prints it."""
-    return math.floor(lcs * 100 / max(n1, n2) + 0.5) if max(n1, n2) else 0
+    """L over the larger fragment in whole percent, rounded down as NiCad prints it (10 of 11
+    lines: 90; checked on the 349 similarities of the study's GPT-3.5 Type-3 runs)."""
+    return lcs * 100 // max(n1, n2) if max(n1, n2) else 0
 
 
 def size_window(n: int, threshold: Fraction) -> tuple[int, int]:
