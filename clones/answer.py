@@ -41,10 +41,10 @@ class AnswerScope:
         return tuple(f.name for f in self.functions[1:])
 
     def contains(self, fragment: Fragment) -> bool:
-        """The fragment lies inside one of the answer's functions (nested ones included)."""
+        """The fragment starts inside one of the answer's functions (nested ones included; a
+        nicad fragment may run on past the function's end, see `FragmentExtractor.tail`)."""
         return any(
-            span.start_line <= fragment.start_line and fragment.end_line <= span.end_line
-            for span in self.functions
+            span.start_line <= fragment.start_line <= span.end_line for span in self.functions
         )
 
 

@@ -62,25 +62,46 @@ class FragmentExtractor:
         body = node.child_by_field_name("body")
         if body is None or body.type not in self.spec.block_types:
             return None  # abstract and interface methods: no body, no fragment
-        lines, body_start = self.print_lines(node)
+        tail = self.tail(node) if self.source_rules is not None else []
+        lines, body_start = self.print_lines(node, tail=tail)
         name_node = node.child_by_field_name("name")
         return Fragment(
             file=source.name,
             start_line=node.start_point.row + 1,
-            end_line=node.end_point.row + 1,
+            end_line=(tail[-1] if tail else node).end_point.row + 1,
             name=name_node.text.decode("utf-8", "replace") if name_node else "?",
             lines=lines,
             body_start=body_start,
-            has_errors=node.has_error,
+            has_errors=node.has_error or bool(tail),
             one_liner=self.is_one_liner(node, body),
             layout=self.layout,
         )
 
+    def tail(self, node: tree_sitter.Node) -> list[tree_sitter.Node]:
+        """Statements after a function that still stand right of its `def` (nicad layout).
+
+        A body that dedents to a column between the `def`'s and its first line's (a line lost
+        from a sample: `def f(n):` / `        return g(n)` / `    x = 0` ...) is an
+        IndentationError to Python; tree-sitter ends the function at the dedent and leaves the
+        rest beside it, but NiCad's grammar reads everything indented past the `def` as its
+        body (the study's own NiCad reports show such functions whole, e.g. HumanEval/107's
+        samples). Comments in between do not end it."""
+        column, end_row = node.start_point.column, node.end_point.row
+        tail = []
+        sibling = node.next_sibling
+        while sibling is not None:
+            if sibling.type not in self.spec.comment_types:
+                if sibling.start_point.row <= end_row or sibling.start_point.column <= column:
+                    break
+                tail.append(sibling)
+            sibling = sibling.next_sibling
+        return tail
+
     def print_lines(
-        self, node: tree_sitter.Node, whole_file: bool = False
+        self, node: tree_sitter.Node, whole_file: bool = False, tail: list | None = None
     ) -> tuple[tuple[Line, ...], int]:
         if self.source_rules is not None:
-            return print_source_lines(self.spec, self.source_rules, node, whole_file)
+            return print_source_lines(self.spec, self.source_rules, node, whole_file, tail or ())
         if whole_file:
             return pretty_print_file(self.spec, node), 0
         return pretty_print_node(self.spec, node)

@@ -40,16 +40,25 @@ def rename_lines(lines: tuple[Line, ...], mode: RenameMode) -> list[list[str]]:
 
 
 def compared_lines(fragment: Fragment, mode: RenameMode, header: bool) -> list[list[str]]:
-    """The renamed lines the comparison sees: closing-brace lines dropped, and the
-    signature dropped unless `header`. Consistent numbering always starts at the signature,
-    so a parameter keeps its number whether or not the signature is compared."""
+    """The renamed lines the comparison sees: closing-brace lines dropped, the signature
+    dropped unless `header`, and a renamed string's later rows (`str_row`) folded into the
+    line the string starts on (NiCad renames the raw string to one `"x"`). Consistent
+    numbering always starts at the signature, so a parameter keeps its number whether or not
+    the signature is compared."""
     renamed = rename_lines(fragment.lines, mode)
     start = 0 if header else fragment.body_start
-    return [
-        tokens
-        for index, (line, tokens) in enumerate(zip(fragment.lines, renamed, strict=True))
-        if index >= start and is_compared(line)
-    ]
+    compared: list[list[str]] = []
+    for index, (line, tokens) in enumerate(zip(fragment.lines, renamed, strict=True)):
+        if index < start or not is_compared(line):
+            continue
+        if mode != "none" and line and line[0][0] == "str_row":
+            # a renamed string is one `"x"`: its later rows fold into the line it started on
+            if compared:
+                compared[-1].extend(tokens[1:])
+                continue
+            tokens = tokens[1:]
+        compared.append(tokens)
+    return compared
 
 
 def compared_items(fragment: Fragment, mode: RenameMode, grain: Grain, header: bool) -> list[str]:

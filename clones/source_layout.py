@@ -6,10 +6,14 @@ streams a fragment's tokens and starts a new line where the source starts one, e
 the grammar drops the break (`SourceLineRules`): line continuations, and breaks inside brackets
 that the grammar parses as an expression's optional trailing end-of-line. Comments, blank lines
 and the leading triple-double-quoted docstring of a function (nested ones too) are dropped.
+A string spanning several rows (a `'''` docstring is one) is one line per row, as NiCad
+prints it; those rows count for size, and renaming folds them back into one line.
 Tokens are separated by single spaces when rendered, as everywhere else.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import tree_sitter
 
@@ -88,7 +92,10 @@ class _SourcePrinter:
             token_kind = "other"
         if self.body_start is None and node.start_byte >= self.body_byte:
             self.body_start = len(self.lines)
-        self.line.append((token_kind, word))
+        if token_kind == "str" and "\n" in word:
+            self.string_rows(word)
+        else:
+            self.line.append((token_kind, word))
         if kind in rules.openers:
             self.depth += 1
         elif kind in rules.closers and self.depth > 0:
@@ -96,6 +103,18 @@ class _SourcePrinter:
         self.previous_type = kind
         # only a multi-line string ends on a later row than it starts
         self.previous_row = row + text.count(b"\n") if b"\n" in text else row
+
+    def string_rows(self, word: str) -> None:
+        """A string spanning several source rows: NiCad prints its raw text, so each row is a
+        line (blank rows, like blank lines, are not). Its first row stays on the current line;
+        the tokens after it on its last row join the last row's line. The rows are
+        `str_row` tokens, which renaming folds back into one `"x"` (normalize.py)."""
+        first, *rows = word.split("\n")
+        self.line.append(("str", first.strip()))
+        for row in rows:
+            if row.strip():
+                self.flush()
+                self.line.append(("str_row", row.strip()))
 
     def joined(self, kind: str) -> bool:
         """The grammar drops a break inside brackets before `kind` (after the previous token)."""
@@ -118,9 +137,14 @@ def _body_start_byte(node: tree_sitter.Node) -> int:
 
 
 def print_source_lines(
-    spec: LanguageSpec, rules: SourceLineRules, node: tree_sitter.Node, whole_file: bool = False
+    spec: LanguageSpec,
+    rules: SourceLineRules,
+    node: tree_sitter.Node,
+    whole_file: bool = False,
+    tail: Sequence[tree_sitter.Node] = (),
 ) -> tuple[tuple[Line, ...], int]:
-    """Lines of a fragment node in the `source` layout and the index of its first body line."""
+    """Lines of a fragment node in the `source` layout and the index of its first body line;
+    `tail`: statements after the node that NiCad's grammar reads as the rest of its body."""
     printer = _SourcePrinter(spec, rules, node)
     if whole_file:
         printer.body_byte = node.start_byte
@@ -128,6 +152,11 @@ def print_source_lines(
         if statements and rules.is_docstring(statements[0]):
             printer.skip_docstring(statements[0])
     printer.walk(node)
+    for statement in tail:
+        if statement.child_count == 0 or statement.type in spec.atomic_types:
+            printer.token(statement)
+        else:
+            printer.walk(statement)
     printer.flush()
     lines = tuple(printer.lines)
     return lines, len(lines) if printer.body_start is None else printer.body_start

@@ -21,11 +21,13 @@ from cloneprobe.clones import (
     FragmentExtractor,
     SourceFile,
     blank_docstrings,
+    clone_type,
     compare_systems,
     find_clones,
     get_language,
 )
 from cloneprobe.clones.fragment import render_line
+from cloneprobe.clones.normalize import compared_lines
 
 PYTHON = get_language("python")
 
@@ -205,6 +207,102 @@ def test_nested_function_docstring_is_dropped_too():
 def test_triple_double_quoted_string_after_a_statement_is_a_statement():
     source = 'def f(a):\n    import math\n    """Doc."""\n    return a\n'
     assert printed(source) == ["def f ( a ) :", "import math", '"""Doc."""', "return a"]
+
+
+# --- strings over several rows ------------------------------------------------------------------
+
+# HumanEval/157's shape: a leading `'''` string (a statement in NiCad's grammar) over 9 rows
+STUB = (
+    "def right_angle_triangle(a, b, c):\n"
+    "    '''\n"
+    "    Given the lengths of the three sides of a triangle. Return True if the three\n"
+    "    sides form a right-angled triangle, False otherwise.\n"
+    "\n"
+    "    A right-angled triangle is a triangle in which one angle is right angle or\n"
+    "    90 degree.\n"
+    "    Example:\n"
+    "    right_angle_triangle(3, 4, 5) == True\n"
+    "    right_angle_triangle(1, 2, 3) == False\n"
+    "    '''\n"
+)
+SOLVED = STUB + "    return a*a == b*b + c*c or b*b == a*a + c*c or c*c == a*a + b*b\n"
+
+
+def test_string_over_several_rows_is_one_line_per_row_and_blank_rows_are_none():
+    lines = printed(SOLVED)
+    assert lines[:3] == [
+        "def right_angle_triangle ( a , b , c ) :",
+        "'''",
+        "Given the lengths of the three sides of a triangle. Return True if the three",
+    ]
+    assert lines[-2:] == ["'''", "return a * a == b * b + c * c or b * b == a * a + c * c "
+                          "or c * c == a * a + b * b"]  # fmt: skip
+    assert len(lines) == 11  # header, 9 string rows (the blank one is no line), return
+    assert len(printed(SOLVED, "statements")) == 2  # the default profile: a docstring, dropped
+
+
+def test_tokens_around_a_string_over_several_rows_stay_on_its_first_and_last_rows():
+    source = 'def f(a):\n    b = """x\n    y""".format(a)\n    return b\n'
+    assert printed(source) == ["def f ( a ) :", 'b = """x', 'y""" . format ( a )', "return b"]
+
+
+def test_rows_of_a_string_count_for_size_before_renaming():
+    (fragment,) = FragmentExtractor(PYTHON, "source").extract(SourceFile("t.py", STUB))
+    assert fragment.size == 10  # header and 9 rows: above NiCad's minlines 10 only this way
+    config = nicad(min_lines=10, types=(clone_type("3-1", "0.3", "none"),))
+    assert find_clones([SourceFile("a.py", SOLVED)], [SourceFile("b.py", STUB)], config).pairs
+
+
+def test_rows_of_a_string_are_compared_without_renaming():
+    # the stub shares the header and all 9 rows with the solution: 10 of 11 lines, 90%
+    type_3_1 = clone_type("3-1", "0.3", "none")
+    pairs = find_clones(
+        [SourceFile("a.py", SOLVED)], [SourceFile("b.py", STUB)], nicad(types=(type_3_1,))
+    ).pairs
+    assert [(p.clone_type.name, p.similarity) for p in pairs] == [("3-1", 90)]
+
+
+@pytest.mark.parametrize("rename", ["blind", "consistent"])
+def test_renaming_folds_the_rows_of_a_string_into_one_line(rename):
+    (fragment,) = FragmentExtractor(PYTHON, "source").extract(SourceFile("t.py", SOLVED))
+    lines = compared_lines(fragment, rename, header=True)
+    assert len(lines) == 3 and lines[1] == ['"x"']
+    # header, "x", return: 2 of 3 lines shared, 67%, under the 70% of Type-3
+    type_3 = clone_type("3r", "0.3", rename)
+    config = nicad(types=(type_3,))
+    assert not find_clones([SourceFile("a.py", SOLVED)], [SourceFile("b.py", STUB)], config).pairs
+
+
+# --- a body that dedents past its first line -----------------------------------------------------
+
+NESTED = (
+    "def count(n):\n"
+    "    def is_pal(k):\n"
+    "        return str(k) == str(k)[::-1]\n"
+    "    evens = 0\n"
+    "    for i in range(n):\n"
+    "        if i % 2 == 0 and is_pal(i):\n"
+    "            evens += 1\n"
+    "    return evens\n"
+)
+# the same with the nested `def` line lost (HumanEval/107's shape in the study's own samples):
+# an IndentationError to Python, a function of 7 lines to NiCad's grammar
+LOST_LINE = NESTED.replace("    def is_pal(k):\n", "") + "def other():\n    return 1\n"
+
+
+def test_lines_indented_past_the_def_after_a_dedent_stay_in_the_function_under_nicad():
+    first, other = FragmentExtractor(PYTHON, "source").extract(SourceFile("t.py", LOST_LINE))
+    assert (first.start_line, first.end_line, first.size) == (1, 7, 7)
+    assert [render_line(line) for line in first.lines][2:4] == ["evens = 0", "for i in range ( n ) :"]
+    assert first.has_errors  # not Python, though tree-sitter flags nothing
+    assert (other.name, other.start_line) == ("other", 8)
+    # the default profile keeps tree-sitter's reading: the function ends at the dedent
+    default_first = FragmentExtractor(PYTHON).extract(SourceFile("t.py", LOST_LINE))[0]
+    assert default_first.end_line == 2
+
+
+def test_a_sample_with_a_lost_line_is_still_nicads_type_3_of_its_canonical():
+    assert verdict(NESTED, LOST_LINE.split("def other")[0], nicad()) == "3"
 
 
 # --- keywords -----------------------------------------------------------------------------------

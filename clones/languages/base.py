@@ -13,7 +13,9 @@ from typing import Literal
 
 import tree_sitter
 
-TokenKind = Literal["id", "int", "float", "str", "char", "other"]
+TokenKind = Literal["id", "int", "float", "str", "str_row", "char", "other"]
+"""`str_row`: a later source row of a string spanning several rows (the `source` layout
+prints each row as a line, as NiCad does); renaming folds it back into the string."""
 BlockStyle = Literal["indent", "brace"]
 
 
