@@ -22,27 +22,38 @@ Usage:
     python3 perf/nicad_agreement.py XML [XML ...] [--systems DIR] [--show 20]
 
 where each XML is a pairs file (`...-crossclones-0.30.xml`, not the `-classes` ones).
+
+The study's per-task runs on CodeGen-2B-mono (`Code_Clone_Results/Output/<task>/Type-<k>.html`,
+NiCad's HTML reports: one run per task and type, the task's own minimum size in the header,
+each class listing its fragments with their text) are read with
+
+    python3 perf/nicad_agreement.py --html-dir Output/
+
+which rebuilds each run from the fragments NiCad reported (recall exact, precision among
+those fragments) and sums per type. The reports name no renaming: Type-1 is NiCad's `none`,
+Type-2 and Type-3 its `blind` (the study's ladder, `clones.LADDER`). A class's pairs are its
+canonical fragments times its sample fragments; the count is checked against the report's
+"Clone pairs".
+
 The study's data stays outside this repository (fetch it to e.g. /tmp/study).
 
 Measured 2026-11-23 on the study's GPT-3.5 run (s2e-lab/Datasets-Quality,
 Code_Clone_Results/GPT-3.5; NiCad 6, functions, minlines 10, maxlines 2500), withsource mode:
-Type-1 0 pairs (NiCad found none); Type-2 6/6 pairs (recall 1.000, precision 1.000);
-Type-3-2 (blind, 0.30) 40/40 (1.000, 1.000); Type-3-1 (no renaming, 0.30) 0 of a 5-pair
-subset (classes HumanEval/126 and /157): NiCad prints a multi-line string statement (a leading
-`\'\'\'` docstring is one) as one line per source row, blank rows included, and counts and
-compares those rows; the nicad profile keeps it as one line, so its fragments are too small
-for minlines 10 and lose the shared rows. Rows counted that way reproduce NiCad's nlines
-(126: 25, 157: 11) and similarities (90%) exactly. Blind renaming turns the string into one
-`"x"` line, which is why Type-2 and Type-3-2 agree. By NiCad's own class list, 281 of its 288
-Type-3-1 pairs are in the classes of canonicals holding such a string (HumanEval 77, 92, 115,
-126, 134, 136, 151, 157), mostly matched against the prompt stub (`def` plus the same
-docstring) that opens each GPT-3.5 sample file, so the nicad profile's Type-3-1 recall on this
-run is at most 7/288 until it counts a multi-line string's rows.
+Type-1 0 pairs (NiCad found none); Type-2 6/6, Type-2c 6/6, Type-3-1 (no renaming, 30%)
+288/288, Type-3-2 (blind) 40/40, Type-3-2c (consistent) 21/21: recall and precision 1.000,
+and all 349 Type-3 similarities equal to NiCad's. Type-3-1 needs NiCad's reading of a string
+over several rows (a leading `\'\'\'` docstring): a line per row, blank rows none, counted
+for size before renaming; before that rule, at most 7 of the 288 were found. And on the
+study's per-task reports (`Code_Clone_Results/Output`, the 75 the public index holds, 245
+pairs): Type-1 4/4, Type-2 51/51, Type-3 190/190; 6 of those Type-3 pairs (HumanEval/107)
+need NiCad's reading of a body that dedents past its first line (a sample whose nested `def`
+line is missing), before which Type-3 recall was 0.968.
 """
 
 from __future__ import annotations
 
 import argparse
+import html
 import re
 import sys
 import textwrap
@@ -152,6 +163,89 @@ def systems_from_folder(root: Path) -> tuple[list[SourceFile], list[SourceFile]]
     return load(root / CANONICAL_SYSTEM), load(root / SAMPLE_SYSTEM)
 
 
+_HTML_FIELD = r"{}:(?:</b>)?\s*&nbsp;\s*([^<]+)<"
+_HTML_FRAGMENT_RE = re.compile(
+    r"<a [^>]*>\s*([^<]+?): (\d+)-(\d+)\s*</a>\s*<div [^>]*><pre>\n?(.*?)</pre>", re.S
+)
+HTML_RENAMING = {"1": "none", "2": "blind", "3": "blind"}
+
+
+def _html_field(text: str, name: str) -> str:
+    match = re.search(_HTML_FIELD.format(re.escape(name)), text)
+    if match is None:
+        raise SystemExit(f"no '{name}' in this NiCad HTML report")
+    return match.group(1).strip()
+
+
+@dataclass(frozen=True)
+class HtmlRun:
+    """One NiCad HTML report: its run, the fragments it shows, its own pair count."""
+
+    run: NicadRun
+    canon: list[SourceFile]
+    samples: list[SourceFile]
+    reported_pairs: int
+
+
+def parse_html(path: Path) -> HtmlRun:
+    text = path.read_text(encoding="utf-8")
+    kind = _html_field(text, "Clone type")
+    threshold = float(_html_field(text, "Max diff threshold").rstrip("%")) / 100
+    low, high = re.findall(r"\d+", _html_field(text, "Clone size"))[:2]
+    reported = int(_html_field(text, "Clone pairs"))
+    canon: dict[str, SourceFile] = {}
+    samples: dict[str, SourceFile] = {}
+    pairs = []
+    for block in text.split("<b>Class ")[1:]:
+        spans = {CANONICAL_SYSTEM: [], SAMPLE_SYSTEM: []}
+        for file_attr, start, end, body in _HTML_FRAGMENT_RE.findall(block):
+            system, name = _system_of(file_attr.strip())
+            source = "\n" * (int(start) - 1) + textwrap.dedent(html.unescape(body))
+            target = canon if system == CANONICAL_SYSTEM else samples
+            target.setdefault(f"{name}@{start}", SourceFile(name=f"{name}@{start}", text=source))
+            spans.setdefault(system, []).append(Span(name, int(start), int(end)))
+        pairs += [Pair(c, s) for c in spans[CANONICAL_SYSTEM] for s in spans[SAMPLE_SYSTEM]]
+    run = NicadRun(
+        path, HTML_RENAMING.get(kind, "blind"), threshold, int(low), int(high), tuple(pairs)
+    )
+    return HtmlRun(run, list(canon.values()), list(samples.values()), reported)
+
+
+def html_totals(folder: Path, show: int) -> int:
+    """Recall per type over every `<task>/Type-<k>.html` under `folder`, summed."""
+    totals: dict[str, dict] = {}
+    for path in sorted(folder.glob("*/Type-*.html")):
+        parsed = parse_html(path)
+        kind = path.stem
+        empty = {"runs": 0, "nicad": 0, "reported": 0, "ours": 0, "common": 0, "extra": 0}
+        total = totals.setdefault(kind, {**empty, "missed": []})
+        total["runs"] += 1
+        total["reported"] += parsed.reported_pairs
+        if not parsed.run.pairs:
+            continue
+        ours, _ = run_ours(parsed.run, parsed.canon, parsed.samples)
+        r = compare(parsed.run, ours, {s.name.split("@")[0] for s in parsed.samples})
+        total["nicad"] += r["nicad"]
+        total["ours"] += r["ours"]
+        total["common"] += r["common"]
+        total["extra"] += len(r["extra"])
+        total["missed"] += [(path.parent.name, p) for p in r["missed"]]
+    print("mode: NiCad HTML reports (recall exact, precision only among reported fragments)")
+    print(f"{'type':8} {'runs':>5} {'pairs':>6} {'listed':>6} {'ours':>6} {'common':>6} "
+          f"{'recall':>7} {'prec':>6}")  # fmt: skip
+    for kind, t in sorted(totals.items()):
+        recall = t["common"] / t["nicad"] if t["nicad"] else 1.0
+        precision = (t["ours"] - t["extra"]) / t["ours"] if t["ours"] else 1.0
+        print(
+            f"{kind:8} {t['runs']:5} {t['reported']:6} {t['nicad']:6} {t['ours']:6} "
+            f"{t['common']:6} {recall:7.3f} {precision:6.3f}"
+        )
+    for kind, t in sorted(totals.items()):
+        for task, p in t["missed"][:show]:
+            print(f"  {kind} NiCad only (task {task}):", _fmt(p))
+    return 0
+
+
 def run_ours(
     run: NicadRun, canon: list[SourceFile], samples: list[SourceFile]
 ) -> tuple[list[Pair], int]:
@@ -181,6 +275,12 @@ def compare(run: NicadRun, ours: list[Pair], sample_names: set[str]) -> dict:
     theirs = list(run.pairs)
     matched_theirs = [p for p in theirs if any(same(p, q) for q in ours)]
     matched_ours = [q for q in ours if any(same(p, q) for p in theirs)]
+    equal_similarity = sum(
+        1
+        for p in matched_theirs
+        if p.similarity is not None
+        and any(same(p, q) and q.similarity == p.similarity for q in ours)
+    )
     flagged_nicad = {p.sample.file for p in theirs}
     flagged_ours = {p.sample.file for p in ours}
     universe = sample_names | flagged_nicad | flagged_ours
@@ -189,6 +289,7 @@ def compare(run: NicadRun, ours: list[Pair], sample_names: set[str]) -> dict:
         "nicad": len(theirs),
         "ours": len(ours),
         "common": len(matched_theirs),
+        "same_similarity": equal_similarity,
         "recall": len(matched_theirs) / len(theirs) if theirs else 1.0,
         "precision": len(matched_ours) / len(ours) if ours else 1.0,
         "samples": len(universe),
@@ -205,14 +306,21 @@ def _fmt(p: Pair) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("xml", nargs="+", type=Path, help="NiCad crossclones pairs XML files")
+    parser.add_argument("xml", nargs="*", type=Path, help="NiCad crossclones pairs XML files")
+    parser.add_argument(
+        "--html-dir", type=Path, help="folder of per-task NiCad HTML reports (<task>/Type-<k>.html)"
+    )
     parser.add_argument("--systems", type=Path, help="folder with Original_Files/ and Files/")
     parser.add_argument("--show", type=int, default=20, help="disagreements listed per type")
     args = parser.parse_args(argv)
+    if args.html_dir:
+        return html_totals(args.html_dir, args.show)
+    if not args.xml:
+        parser.error("give NiCad pairs XML files or --html-dir")
 
     header = (
         f"{'run':52} {'nicad':>6} {'ours':>6} {'common':>6} {'recall':>7} {'prec':>6} "
-        f"{'samples':>7} {'agree':>6}"
+        f"{'samples':>7} {'agree':>6} {'sim=':>5}"
     )
     rows, details = [], []
     for path in args.xml:
@@ -228,7 +336,8 @@ def main(argv: list[str] | None = None) -> int:
         label = f"{path.parent.name}/{path.name}".replace("Original_Files_functions", "")[:52]
         rows.append(
             f"{label:52} {r['nicad']:6} {r['ours']:6} {r['common']:6} {r['recall']:7.3f} "
-            f"{r['precision']:6.3f} {r['samples']:7} {r['agreement']:6.3f}"
+            f"{r['precision']:6.3f} {r['samples']:7} {r['agreement']:6.3f} "
+            f"{r['same_similarity']:5}"
         )
         details.append((label, run, r["missed"][: args.show], r["extra"][: args.show]))
     print(
