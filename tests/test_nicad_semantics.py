@@ -161,7 +161,8 @@ def test_swapped_roles_count_as_changed_lines_under_consistent_type_3():
     tail = "".join(f"    z = z {op} a\n" for op in "+-*/%")
     long_a = SWAP_A.replace("    return z\n", tail)
     long_b = SWAP_B.replace("    return z\n", tail)
-    # 9 lines, 2 differ: 22%, a Type-3-2c clone at 7/9 = 77% (77.8, rounded down); blind renaming sees no difference.
+    # 9 lines, 2 differ: 22%, a Type-3-2c clone at 7/9 = 77% (77.8, rounded down); blind
+    # renaming sees no difference.
     report = run(long_a, long_b, nicad(types=(T2C, T32C)))
     assert [(p.clone_type.name, p.similarity) for p in report.pairs] == [("3-2c", 77)]
     assert verdict(long_a, long_b, nicad(types=(T2, T32C))) == "2"
