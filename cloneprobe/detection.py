@@ -117,7 +117,7 @@ class DetectionSettings:
     def describe(self) -> dict:
         settings = self.config.settings()
         if self.uses_study_min_lines:
-            settings["min_lines"] = "per task: max(5, canonical lines // 2)"
+            settings["min_lines"] = "per task: max(5, canonical solution lines // 2)"
         if self.prepares_study_samples:
             settings["samples"] = "docstrings removed, as the study prepared them"
         return {**settings, "cross_task": self.cross_task, "detector_key": self.key}
