@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 import tree_sitter
@@ -98,10 +99,13 @@ class FragmentExtractor:
         return tail
 
     def print_lines(
-        self, node: tree_sitter.Node, whole_file: bool = False, tail: list | None = None
+        self,
+        node: tree_sitter.Node,
+        whole_file: bool = False,
+        tail: Sequence[tree_sitter.Node] = (),
     ) -> tuple[tuple[Line, ...], int]:
         if self.source_rules is not None:
-            return print_source_lines(self.spec, self.source_rules, node, whole_file, tail or ())
+            return print_source_lines(self.spec, self.source_rules, node, whole_file, tail)
         if whole_file:
             return pretty_print_file(self.spec, node), 0
         return pretty_print_node(self.spec, node)
