@@ -1,4 +1,4 @@
-"""Settings every test shares."""
+"""Settings and fixtures every test shares."""
 
 import pytest
 
@@ -8,3 +8,19 @@ def offline(monkeypatch):
     """Nothing may be downloaded: every model a test loads is a local folder it made."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+
+
+@pytest.fixture(scope="session")
+def tokenizer():
+    """The tiny trained tokenizer of test_transformers_backend (built once per run)."""
+    from test_transformers_backend import train_tokenizer
+
+    return train_tokenizer()
+
+
+@pytest.fixture(scope="session")
+def model_path(tmp_path_factory, tokenizer) -> str:
+    """A folder holding the tiny random-weight Llama and its tokenizer; tests only read it."""
+    from test_transformers_backend import save, tiny_llama
+
+    return save(tmp_path_factory.mktemp("tiny-llama"), tokenizer, tiny_llama(tokenizer))

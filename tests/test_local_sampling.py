@@ -27,12 +27,6 @@ from cloneprobe.generation.backends.decoding import sample_tokens, sequence_seed
 from cloneprobe.generation.backends.transformers_backend import TransformersBackend
 
 
-@pytest.fixture(scope="module")
-def model_path(tmp_path_factory) -> str:
-    tokenizer = train_tokenizer()
-    return save(tmp_path_factory.mktemp("tiny"), tokenizer, tiny_llama(tokenizer))
-
-
 def sampled_requests(order: list[int]):
     return [
         request(PROMPTS[i], key=i, n=3, temperature=1.0, max_new_tokens=14, seed=11) for i in order

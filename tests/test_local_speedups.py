@@ -13,10 +13,7 @@ from test_transformers_backend import (
     PROMPTS,
     generate,
     request,
-    save,
     texts_by_key,
-    tiny_llama,
-    train_tokenizer,
 )
 
 from cloneprobe.cli.main import main
@@ -27,17 +24,6 @@ from cloneprobe.generation.backends.grouped_attention import NAME, use_grouped_d
 from cloneprobe.generation.backends.growing_cache import growing_cache
 from cloneprobe.generation.backends.transformers_backend import TransformersBackend
 from cloneprobe.reports.tables import runs_line
-
-
-@pytest.fixture(scope="module")
-def tokenizer():
-    return train_tokenizer()
-
-
-@pytest.fixture(scope="module")
-def model_path(tmp_path_factory, tokenizer) -> str:
-    return save(tmp_path_factory.mktemp("tiny"), tokenizer, tiny_llama(tokenizer))
-
 
 # --- the dtype ------------------------------------------------------------------------------
 

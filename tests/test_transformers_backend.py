@@ -101,16 +101,6 @@ def save(folder: Path, tokenizer, model) -> str:
 
 
 @pytest.fixture(scope="module")
-def tokenizer():
-    return train_tokenizer()
-
-
-@pytest.fixture(scope="module")
-def model_path(tmp_path_factory, tokenizer) -> str:
-    return save(tmp_path_factory.mktemp("tiny-llama"), tokenizer, tiny_llama(tokenizer))
-
-
-@pytest.fixture(scope="module")
 def backend(model_path):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HF_HUB_OFFLINE", "1")
