@@ -45,6 +45,8 @@ def source_files() -> dict[Path, str]:
         if not (ROOT / folder).is_dir():
             continue
         for path in (ROOT / folder).rglob("*.py"):
+            if folder == "cloneprobe" and path.relative_to(ROOT).parts[1] in STAGE_FOLDERS:
+                continue  # the linked stage folders are read from the top
             relative = path.relative_to(ROOT).with_suffix("")
             parts = list(relative.parts)
             if parts[0] != "cloneprobe":
@@ -112,26 +114,27 @@ def test_no_command_module_imports_another():
     assert wrong == []
 
 
+def test_every_stage_folder_is_linked_into_the_package():
+    """Each stage folder at the top is reachable as cloneprobe/<stage> through a plain relative
+    link, so that imports resolve without an import hook (pyright, mypy and jedi follow it)."""
+    for folder in STAGE_FOLDERS:
+        link = ROOT / "cloneprobe" / folder
+        assert link.is_symlink(), f"cloneprobe/{folder} is not a link to ../{folder}"
+        assert link.readlink() == Path("..") / folder
+        assert (link / "__init__.py").is_file()
+
+
 def test_every_package_folder_is_packaged():
-    """A non-editable install gets only the packages pyproject.toml lists."""
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
-    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    listed = set(setuptools["packages"])
+    """A non-editable install gets every package folder, the linked stages included."""
+    from setuptools import find_packages
+
+    found = set(find_packages(where=str(ROOT), include=["cloneprobe", "cloneprobe.*"]))
     expected = {
         module.removesuffix(".__init__")
         for path, module in source_files().items()
         if path.name == "__init__.py"
     }
-    assert expected - listed == set()
-    for package in listed:
-        folder = setuptools["package-dir"].get(package)
-        if folder is None:
-            parent = package.rsplit(".", 1)[0]
-            folder = f"{setuptools['package-dir'][parent]}/{package.rsplit('.', 1)[1]}"
-        assert (ROOT / folder / "__init__.py").is_file(), package
+    assert expected - found == set()
 
 
 @pytest.mark.parametrize("heavy", ["networkx", "torch", "transformers", "openai", "numpy",
