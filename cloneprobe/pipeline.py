@@ -14,7 +14,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .audit_stream import audit_stream
+from cloneprobe.audit.detection import CanonicalFragments, DetectionSettings
+from cloneprobe.audit.signal_table import signals_section, tasks_list
+from cloneprobe.audit.stream import audit_stream
+from cloneprobe.generation.selection import SampleSelection
+from cloneprobe.signals.flow import compute_signals, count_rows
+
+from .audit.report import ReportBuilder
 from .benchmarks import (
     Benchmark,
     BenchmarkError,
@@ -24,7 +30,6 @@ from .benchmarks import (
     load_prompt_sets,
     select_tasks,
 )
-from .detection import CanonicalFragments, DetectionSettings
 from .evidence.stream import StreamedEvidence
 from .execution import execute_samples
 from .generation import (
@@ -45,11 +50,7 @@ from .generation import (
     run_plan,
 )
 from .generation.secrets import RedactingFilter, Redactor, redact_url, url_secrets
-from .reports import ReportBuilder
-from .selection import SampleSelection
 from .settings import ExecutionSettings, GenerationSettings, SampleSource, SignalSettings
-from .signal_flow import compute_signals, count_rows
-from .signal_report import signals_section, tasks_list
 from .signals.registry import parse_signal_names
 from .signals.scoring import ScorerFactory, ScorerOptions
 

@@ -14,9 +14,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 
+from cloneprobe.audit.detection import CanonicalFragments
 from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.clones import CloneReport, DetectorConfig, Fragment, compare_systems
-from cloneprobe.detection import CanonicalFragments
 from cloneprobe.evidence.null_model import CHANCE_POOL, _renamed
 from cloneprobe.evidence.strength import best_answer_features, features_of
 from cloneprobe.evidence.tiers import NullContext, assess_pair

@@ -29,6 +29,8 @@ ALLOWED = {
     "reports": {"audit", "benchmarks", "clones"},
     "flow": {"audit", "reports", "benchmarks", "generation", "execution", "clones", "signals",
              "scan"},
+    "calibrate": {"flow", "audit", "reports", "benchmarks", "generation", "execution", "clones",
+                  "signals", "scan"},
     "cli": {"flow", "audit", "reports", "benchmarks", "generation", "execution", "clones",
             "signals", "scan"},
 }  # fmt: skip
@@ -63,8 +65,10 @@ def stage_of(module: str) -> str:
         return parts[1]
     if parts[1] in ("cli", "reports"):
         return parts[1]
-    if parts[1] in ("pipeline", "settings", "control", "control_audit"):  # the whole flow
+    if parts[1] in ("pipeline", "settings", "control"):  # the whole flow
         return "flow"
+    if parts[1:3] == ["evidence", "calibrate"]:  # scripts that run the flow to set thresholds
+        return "calibrate"
     if parts[1] == "__main__":
         return "cli"
     return "audit"

@@ -9,14 +9,14 @@ use a `'''` docstring, which NiCad's grammar alone would keep as a statement).
 
 from __future__ import annotations
 
-from cloneprobe.benchmarks import load_humaneval, nicad_min_lines
-from cloneprobe.clones import DEFAULT, NICAD, DetectorConfig
-from cloneprobe.detection import (
+from cloneprobe.audit.detection import (
     CanonicalFragments,
     DetectionSettings,
     SampleProgram,
     detect_task,
 )
+from cloneprobe.benchmarks import load_humaneval, nicad_min_lines
+from cloneprobe.clones import DEFAULT, NICAD, DetectorConfig
 
 HUMANEVAL = load_humaneval()
 

@@ -8,9 +8,9 @@ import json
 from click.testing import CliRunner
 from scan_corpora import host_documents, write_files
 
+from cloneprobe.audit.contamination import permutation_p_value, split_by_contamination
 from cloneprobe.benchmarks import canonical_source, load_humaneval
 from cloneprobe.cli import main
-from cloneprobe.contamination import permutation_p_value, split_by_contamination
 
 HUMANEVAL = load_humaneval()
 
@@ -55,7 +55,7 @@ def test_report_splits_pass_at_1_and_clones_by_what_the_scan_found(tmp_path):
 def test_a_folder_that_is_not_a_scan_is_named_in_the_error(tmp_path):
     import pytest
 
-    from cloneprobe.contamination import found_tasks
+    from cloneprobe.audit.contamination import found_tasks
     from cloneprobe.scan.errors import ScanError
 
     with pytest.raises(ScanError, match=f"{tmp_path}: no summary.json"):

@@ -12,18 +12,18 @@ from click.testing import CliRunner
 from test_transformers_backend import CHAT_TEMPLATE, HUMANEVAL, save, tiny_llama, train_tokenizer
 
 from cloneprobe.cli.main import main
-from cloneprobe.control import ControlSettings, answer_text, run_control, split_tasks
-from cloneprobe.control_audit import reaudit_control
-from cloneprobe.finetune import (
+from cloneprobe.control.audit import reaudit_control
+from cloneprobe.control.finetune import (
     FineTuneError,
     FineTuneSettings,
     TrainingText,
     cache_hidden_states,
     top_logits,
 )
+from cloneprobe.control.run import ControlSettings, answer_text, run_control, split_tasks
+from cloneprobe.control.separation import auroc, separation
+from cloneprobe.evidence.verdict import VERDICTS
 from cloneprobe.pipeline import SilentReporter
-from cloneprobe.separation import auroc, separation
-from cloneprobe.verdict import VERDICTS
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +116,8 @@ def test_the_control_command_runs_end_to_end_and_the_heavy_dose_is_caught(chat_m
     assert all(r["relative"]["reference"]["min_k"] is not None for r in heavy.values())
     assert report["models"]["heavy"]["min_k_vs_base"]["available"]
     # a finished control's folder gives the same per-task rows again from its store alone
-    # (what perf/calibrate_verdict.py reads for controls written before control.json had them)
+    # (what cloneprobe.evidence.calibrate.verdict reads for controls written before
+    # control.json had them)
     again = reaudit_control(output)
     assert again["verdicts"] == report["verdicts"] and again["tasks"] == report["tasks"]
     # the control's report is the HTML report's page with the control section and plots

@@ -9,9 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from cloneprobe.benchmarks import load_humaneval
-from cloneprobe.clones import DetectorConfig
-from cloneprobe.detection import (
+from cloneprobe.audit.detection import (
     CanonicalFragments,
     DetectionSettings,
     DetectionStore,
@@ -19,9 +17,11 @@ from cloneprobe.detection import (
     detect_samples,
     inputs_key,
 )
+from cloneprobe.audit.stats import bootstrap_ratio, wilson_interval
+from cloneprobe.benchmarks import load_humaneval
+from cloneprobe.clones import DetectorConfig
 from cloneprobe.evidence.null_model import chance_pool
 from cloneprobe.evidence.stream import bounded_chance_pool
-from cloneprobe.stats import bootstrap_ratio, wilson_interval
 
 
 def test_wilson_interval_matches_the_closed_form():

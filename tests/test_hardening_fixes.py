@@ -10,6 +10,7 @@ import random
 from click.testing import CliRunner
 from openai_test_server import OpenAITestServer
 
+from cloneprobe.audit.stats import bootstrap_difference
 from cloneprobe.benchmarks import load_humaneval, load_prompt_set
 from cloneprobe.cli import main
 from cloneprobe.generation import Plan, SampleStore, SamplingSettings, library_versions, run_plan
@@ -17,7 +18,6 @@ from cloneprobe.generation.backends import GenerationRequest, GenerationResult
 from cloneprobe.generation.backends.openai_backend import OpenAIBackend
 from cloneprobe.generation.runner import sample_token_counts
 from cloneprobe.reports.files import render_latex
-from cloneprobe.stats import bootstrap_difference
 
 LENGTHS = (24, 108, 30)
 

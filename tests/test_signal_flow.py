@@ -8,8 +8,8 @@ from openai_test_server import OpenAITestServer
 
 from cloneprobe.benchmarks import load_humaneval, load_prompt_set
 from cloneprobe.generation import SampleStore, StoredSample
-from cloneprobe.signal_flow import compute_signals
 from cloneprobe.signals import SIGNALS
+from cloneprobe.signals.flow import compute_signals
 from cloneprobe.signals.scoring import ScorerFactory, ScorerOptions
 from cloneprobe.signals.store import SignalStore
 

@@ -6,7 +6,7 @@ from itertools import pairwise
 
 import pytest
 
-from cloneprobe.stats import bootstrap_difference, mcnemar_exact
+from cloneprobe.audit.stats import bootstrap_difference, mcnemar_exact
 
 # --- exact McNemar ----------------------------------------------------------------------------
 

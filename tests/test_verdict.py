@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from cloneprobe.verdict import (
+from cloneprobe.evidence.verdict import (
     DEFAULT_VERDICT_RULE,
     MEMORIZED,
     NO_EVIDENCE,

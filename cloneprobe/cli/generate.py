@@ -21,8 +21,9 @@ def generate_command(**options) -> None:
       cloneprobe generate --model openai:qwen --base-url http://localhost:8000/v1
       cloneprobe generate --model hf:./my-checkpoint --batch-size 32
     """
+    from cloneprobe.reports.safe_text import terminal_text
+
     from ..pipeline import generate
-    from ..safe_text import terminal_text
     from .console import generation_table, output_console, progress_reporter
 
     settings = generation_settings(options)

@@ -30,9 +30,10 @@ def import_command(files, model, temperature, prompt_set, benchmark_spec, store_
       cloneprobe import samples.jsonl --model codex --temperature 0.8
       cloneprobe import generations.json --model starcoder --temperature 0.2 --prompt-set fixed
     """
+    from cloneprobe.reports.safe_text import terminal_text
+
     from ..benchmarks import load_benchmark
     from ..generation import ImportDefaults, SampleStore, import_sample_files, library_versions
-    from ..safe_text import terminal_text
     from .console import output_console
 
     benchmark = load_benchmark(benchmark_spec)

@@ -39,7 +39,7 @@ def _print_error(label: str, style: str, message: str) -> None:
     from rich.console import Console
     from rich.text import Text
 
-    from ..safe_text import one_line
+    from cloneprobe.reports.safe_text import one_line
 
     line = Text(f"{label}: ", style=style)
     line.append(one_line(message))  # plain text: a message quoting user input is never markup

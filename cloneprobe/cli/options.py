@@ -290,7 +290,7 @@ def detector_config(options: dict):
 
 
 def detection_settings(options: dict):
-    from ..detection import DetectionSettings
+    from cloneprobe.audit.detection import DetectionSettings
 
     return DetectionSettings(
         detector_config(options),

@@ -63,6 +63,8 @@ def prompts_command(
     from rich.syntax import Syntax
     from rich.text import Text
 
+    from cloneprobe.reports.safe_text import terminal_text
+
     from ..benchmarks import (
         ISSUE_KINDS,
         BenchmarkError,
@@ -73,7 +75,6 @@ def prompts_command(
     )
     from ..benchmarks.prompts import fixed_records
     from ..reports.prompts_text import issues_table, print_diff, sets_table
-    from ..safe_text import terminal_text
     from .console import error_console, output_console
 
     benchmark = load_benchmark(benchmark_spec)

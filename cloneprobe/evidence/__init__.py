@@ -9,5 +9,9 @@ prompt do not explain.
 - `tiers`: the rule (evidence or similar solution) and its reasons;
 - `stream`: the view of a streamed audit (chance pool and references before, each verdict
   tiered as it arrives);
-- `summary`: evidence rates with confidence intervals, original against fixed on evidence.
+- `summary`: evidence rates with confidence intervals, original against fixed on evidence;
+- `verdict`: one verdict per task (memorized, suspected, no evidence, uninformative) from the
+  evidence tier and the likelihood signals, with the calibrated error rates
+  (`verdict_calibration.json`);
+- `calibrate/`: the scripts that set the thresholds (`python -m cloneprobe.evidence.calibrate.X`).
 """

@@ -9,7 +9,13 @@ samples themselves.
 
 from __future__ import annotations
 
-from ..stats import bootstrap_difference, bootstrap_ratio, mcnemar_exact, wilson_interval
+from cloneprobe.audit.stats import (
+    bootstrap_difference,
+    bootstrap_ratio,
+    mcnemar_exact,
+    wilson_interval,
+)
+
 from .tiers import EVIDENCE, SIMILAR
 
 

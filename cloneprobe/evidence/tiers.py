@@ -14,8 +14,8 @@ It is demoted to *similar* when the canonical is matched by more than `chance_ma
 tasks' answers (generic code), or when an independent reference solution of the task reaches
 the same similarity. A pair is never evidence when it is trivial, on a function that is not the
 sample's answer, against another task's canonical, or when the task is uninformative (its
-canonical mostly prompt code). The thresholds are calibrated by `perf/calibrate_evidence.py`
-(docs/evidence.md).
+canonical mostly prompt code). The thresholds are calibrated by
+`python -m cloneprobe.evidence.calibrate.known_answers` (docs/evidence.md).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""Audit reports: one dictionary (the JSON schema) rendered as terminal tables, CSV, Markdown,
-LaTeX (the reference study's Table VI layout) and a self-contained HTML page.
+"""Renderers of the audit's report (`cloneprobe.audit.report`): terminal tables, CSV, Markdown,
+LaTeX (the reference study's Table VI layout) and a self-contained HTML page. Renderers only:
+nothing here decides a verdict or counts a sample.
 
-The names below are loaded on first use (PEP 562), so that a command that needs one report
-module (`scan` prints with `reports.scan_text`) does not import the audit's report builder
-and everything behind it (measured: 0.15-0.2 s of `cloneprobe scan`'s start-up)."""
+`write_reports` is loaded on first use (PEP 562), so that a command that needs one renderer
+(`scan` prints with `reports.scan_text`) does not import everything behind the others."""
 
 from __future__ import annotations
 
@@ -11,12 +11,11 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .build import SCHEMA_VERSION, ReportBuilder
     from .files import write_reports
 
-__all__ = ["SCHEMA_VERSION", "ReportBuilder", "write_reports"]
+__all__ = ["write_reports"]
 
-_HOMES = {"SCHEMA_VERSION": ".build", "ReportBuilder": ".build", "write_reports": ".files"}
+_HOMES = {"write_reports": ".files"}
 
 
 def __getattr__(name: str):

@@ -6,9 +6,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..align import align_lines
+from cloneprobe.reports.align import align_lines
+from cloneprobe.reports.safe_text import printable, terminal_text
+
 from ..clones import ClonePair, CloneReport
-from ..safe_text import printable, terminal_text
 
 
 def settings_line(report: CloneReport) -> str:

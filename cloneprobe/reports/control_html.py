@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..safe_text import html_text as escape
-from ..verdict import VERDICTS, calibration_line
+from cloneprobe.evidence.verdict import VERDICTS, calibration_line
+from cloneprobe.reports.safe_text import html_text as escape
+
 from .plots import roc_plot, strip_plot
 
 HEADER = ["model", "score", "AUROC", "95% CI", "contaminated", "held out",

@@ -9,12 +9,13 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..aggregate import TYPES
-from ..safe_text import csv_cell, latex_text, markdown_text
-from ..verdict import calibration_line
+from cloneprobe.audit.aggregate import TYPES
+from cloneprobe.audit.spool import RowSpool, json_chunks
+from cloneprobe.evidence.verdict import calibration_line
+from cloneprobe.reports.safe_text import csv_cell, latex_text, markdown_text
+
 from . import evidence_tables as ev
 from .html import render_html
-from .spool import RowSpool, json_chunks
 from .tables import (
     COMPARISON_COLUMNS,
     COMPARISON_HEADER,

@@ -5,8 +5,9 @@ assets."""
 
 from __future__ import annotations
 
-from ..align import align_lines
-from ..safe_text import html_text as escape
+from cloneprobe.reports.align import align_lines
+from cloneprobe.reports.safe_text import html_text as escape
+
 from . import evidence_tables as ev
 from .control_html import control_section
 from .plots import COLOURS

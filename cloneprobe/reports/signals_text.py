@@ -5,8 +5,9 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from ..safe_text import terminal_text
-from ..verdict import calibration_line
+from cloneprobe.evidence.verdict import calibration_line
+from cloneprobe.reports.safe_text import terminal_text
+
 from .task_rows import SHORT, VERDICT_HEADER, VERDICT_TITLE, verdict_group_rows
 from .text import print_table
 

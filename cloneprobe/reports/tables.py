@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..aggregate import TYPES
+from cloneprobe.audit.aggregate import TYPES
 
 GROUP_COLUMNS = [
     "model", "temperature", "prompt_set", "tasks", "samples",

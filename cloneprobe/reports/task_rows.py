@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..verdict import VERDICTS
+from cloneprobe.evidence.verdict import VERDICTS
 
 SHORT = {"perplexity": "ppl", "zlib": "zlib", "min_k": "min-k%", "min_k_plus_plus": "min-k%++",
          "cdd": "cdd", "surface": "surface"}  # fmt: skip

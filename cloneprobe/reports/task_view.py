@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import math
 
-from ..safe_text import html_text as escape
-from ..verdict import calibration_line
+from cloneprobe.evidence.verdict import calibration_line
+from cloneprobe.reports.safe_text import html_text as escape
+
 from . import task_rows as tr
 from .plots import scatter_plot, strip_plot
 

@@ -6,8 +6,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..align import align_lines
-from ..safe_text import terminal_text
+from cloneprobe.reports.align import align_lines
+from cloneprobe.reports.safe_text import terminal_text
+
 from . import evidence_tables as ev
 from .tables import (
     COMPARISON_HEADER,

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .generation.errors import GenerationError
+from cloneprobe.generation.errors import GenerationError
 
 log = logging.getLogger(__name__)
 

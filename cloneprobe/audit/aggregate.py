@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from .clones import RANKS, rank_of
-from .detection import Verdict
-from .execution import correctness_summary
-from .generation import StoredSample
-from .stats import bootstrap_difference, mcnemar_exact
+from cloneprobe.audit.detection import Verdict
+from cloneprobe.audit.stats import bootstrap_difference, mcnemar_exact
+from cloneprobe.clones import RANKS, rank_of
+from cloneprobe.execution import correctness_summary
+from cloneprobe.generation import StoredSample
 
 TYPES = tuple(str(r) for r in RANKS)
 """The Type-1/2/3 columns, keyed as in the JSON report."""

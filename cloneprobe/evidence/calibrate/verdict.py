@@ -14,13 +14,16 @@ model loaded), then:
    task: it was fine-tuned on none), and the true-positive rate on contaminated tasks per
    dose, each with a 95% Wilson interval, cross-fitted and in sample.
 
-    python perf/calibrate_verdict.py cloneprobe-control/
-    python perf/calibrate_verdict.py cloneprobe-control/ --signal perplexity --json
-    python perf/calibrate_verdict.py cloneprobe-control/ --write cloneprobe/verdict_calibration.json
-    python perf/calibrate_verdict.py other-control/ --validate   # the shipped rule, unchanged
-    python perf/calibrate_verdict.py other/ --validate --write cloneprobe/verdict_calibration.json
+    python -m cloneprobe.evidence.calibrate.verdict cloneprobe-control/
+    python -m cloneprobe.evidence.calibrate.verdict cloneprobe-control/ --signal perplexity --json
+    python -m cloneprobe.evidence.calibrate.verdict cloneprobe-control/ \
+        --write cloneprobe/evidence/verdict_calibration.json
+    python -m cloneprobe.evidence.calibrate.verdict other-control/ --validate  # shipped rule
+    python -m cloneprobe.evidence.calibrate.verdict other/ --validate \
+        --write cloneprobe/evidence/verdict_calibration.json
 
-With `--validate` nothing is derived: the shipped rule (cloneprobe.verdict's default) judges
+With `--validate` nothing is derived: the shipped rule (cloneprobe.evidence.verdict's default)
+judges
 every task of the given control, so a control run with another seed (another split, other
 fine-tuned models) measures the rule's error rates out of sample.
 """
@@ -35,8 +38,8 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from cloneprobe.stats import wilson_interval
-from cloneprobe.verdict import (
+from cloneprobe.audit.stats import wilson_interval
+from cloneprobe.evidence.verdict import (
     DEFAULT_VERDICT_RULE,
     FLAGGED,
     VERDICTS,
@@ -51,7 +54,7 @@ def load_control(folder: Path) -> dict:
     control = json.loads((folder / "control.json").read_text(encoding="utf-8"))
     if control.get("tasks"):
         return control
-    from cloneprobe.control_audit import reaudit_control
+    from cloneprobe.control.audit import reaudit_control
 
     print(f"{folder}/control.json has no per-task rows: rebuilt from control.sqlite",
           file=sys.stderr)  # fmt: skip
@@ -252,7 +255,7 @@ def validate(control: dict, as_json: bool, write: Path | None, folder: Path) -> 
             "control": control_summary(s),
             "command": f"cloneprobe control --limit {s.get('limit')} -n {s['n']} --seed "
                        f"{s['seed']} --max-new-tokens {s['max_new_tokens']} --output DIR; python "
-                       "perf/calibrate_verdict.py DIR --validate",
+                       "python -m cloneprobe.evidence.calibrate.verdict DIR --validate",
             "error_rates": rates,
         }  # fmt: skip
         write.write_text(json.dumps(calibration, indent=1) + "\n", encoding="utf-8")
@@ -275,7 +278,7 @@ def main() -> None:
         "--write",
         type=Path,
         help="write the calibration (rule and measured "
-        "rates) to this JSON file, e.g. cloneprobe/verdict_calibration.json",
+        "rates) to this JSON file, e.g. cloneprobe/evidence/verdict_calibration.json",
     )
     args = parser.parse_args()
     control = load_control(args.control)
@@ -297,8 +300,9 @@ def main() -> None:
             "measured": result["control"]["measured"],
             "control": control_summary(s),
             "command": f"cloneprobe control --limit {s.get('limit')} -n {s['n']} --seed {s['seed']}"
-                       f" --max-new-tokens {s['max_new_tokens']} --output DIR; python "
-                       f"perf/calibrate_verdict.py DIR --signal {args.signal} --folds {args.folds}"
+                       f" --max-new-tokens {s['max_new_tokens']} --output DIR; "
+                       "python -m cloneprobe.evidence.calibrate.verdict DIR"
+                       f" --signal {args.signal} --folds {args.folds}"
                        f" --seed {args.seed}",
             "error_rates": result["error_rates"],
         }  # fmt: skip

@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .benchmarks import Benchmark, canonical_source, nicad_min_lines
-from .clones import (
+from cloneprobe.benchmarks import Benchmark, canonical_source, nicad_min_lines
+from cloneprobe.clones import (
     DetectorConfig,
     Fragment,
     FragmentExtractor,
@@ -29,10 +29,15 @@ from .clones import (
     get_language,
     rank_of,
 )
-from .clones.docstrings import blank_docstrings
-from .evidence.canonical_profile import CanonicalProfile, build_profile, comments_of, name_usage
-from .evidence.strength import best_answer_features, features_of
-from .execution.inputs_cache import rows_with_current_inputs
+from cloneprobe.clones.docstrings import blank_docstrings
+from cloneprobe.evidence.canonical_profile import (
+    CanonicalProfile,
+    build_profile,
+    comments_of,
+    name_usage,
+)
+from cloneprobe.evidence.strength import best_answer_features, features_of
+from cloneprobe.execution.inputs_cache import rows_with_current_inputs
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS detections (

@@ -13,7 +13,7 @@ Per task, one sample of each class (the answer each must get is in `EXPECTED`):
   the other way round (`a < b` as `b > a`), and its own layout (`ast.unparse`);
 - `stub`: the prompt plus `return None`, which must never be flagged;
 - `handwritten`: realistic alternative solutions written by hand for some tasks
-  (perf/data/handwritten_alternatives.jsonl), each checked against the task's tests.
+  (calibrate/data/handwritten_alternatives.jsonl), each checked against the task's tests.
 Every transformation is semantics-preserving. Seeded and deterministic.
 """
 

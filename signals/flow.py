@@ -14,15 +14,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-from .benchmarks import Benchmark, PromptSet, canonical_source
-from .benchmarks.canonical import strip_comments
-from .benchmarks.docstrings import docstring_holders
-from .generation import SampleStore, StoredSample
-from .generation.postprocess import chat_message
-from .signals.base import LogProbScorer, Signal, SignalError, SignalScore, TaskInputs
-from .signals.registry import get_signal
-from .signals.relative import original_vs_fixed, target_vs_reference
-from .signals.store import ScoreKey, SignalStore, settings_key
+from cloneprobe.benchmarks import Benchmark, PromptSet, canonical_source
+from cloneprobe.benchmarks.canonical import strip_comments
+from cloneprobe.benchmarks.docstrings import docstring_holders
+from cloneprobe.generation import SampleStore, StoredSample
+from cloneprobe.generation.postprocess import chat_message
+from cloneprobe.signals.base import LogProbScorer, Signal, SignalError, SignalScore, TaskInputs
+from cloneprobe.signals.registry import get_signal
+from cloneprobe.signals.relative import original_vs_fixed, target_vs_reference
+from cloneprobe.signals.store import ScoreKey, SignalStore, settings_key
 
 
 class ScorerFactory(Protocol):

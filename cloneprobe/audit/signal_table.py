@@ -10,11 +10,11 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 
-from .aggregate import TYPES, prompt_label
-from .signal_flow import TaskSignals
-from .signals.registry import SIGNALS
-from .signals.surface import distribution
-from .verdict import DEFAULT_VERDICT_RULE, VerdictRule, task_verdict
+from cloneprobe.audit.aggregate import TYPES, prompt_label
+from cloneprobe.evidence.verdict import DEFAULT_VERDICT_RULE, VerdictRule, task_verdict
+from cloneprobe.signals.flow import TaskSignals
+from cloneprobe.signals.registry import SIGNALS
+from cloneprobe.signals.surface import distribution
 
 TIER_ORDER = {"evidence": 3, "similar": 2, "uninformative": 1}
 """A task's clone tier is its strongest sample's."""
@@ -66,7 +66,7 @@ def tasks_list(
     rows: list[TaskSignals], report: dict, rule: VerdictRule = DEFAULT_VERDICT_RULE
 ) -> list[dict]:
     """One entry per row: ids, the clone evidence, every signal's score, relative views, and
-    the combined verdict (`verdict`, `verdict_reasons`; cloneprobe.verdict)."""
+    the combined verdict (`verdict`, `verdict_reasons`; cloneprobe.evidence.verdict)."""
     evidence = clone_evidence(report)
     uninformative = {u["task_id"] for u in report.get("uninformative_tasks") or []}
     entries = []

@@ -1,7 +1,8 @@
 """One memorization verdict per task (per model x temperature x prompt set), from the task's
 clone evidence tier and its likelihood relative to a reference.
 
-The rule (docs/reports.md; thresholds from `perf/calibrate_verdict.py` on the positive control):
+The rule (docs/reports.md; thresholds from `python -m cloneprobe.evidence.calibrate.verdict`
+on the positive control):
 
 - **memorized**: a sample's clone of the canonical is *evidence* (cloneprobe.evidence: what
   convergence, chance and the prompt do not explain: an exact copy of a canonical that is
@@ -52,7 +53,8 @@ class VerdictRule:
 
 DEFAULT_VERDICT_RULE = VerdictRule()
 CALIBRATION_FILE = Path(__file__).with_name("verdict_calibration.json")
-"""What `perf/calibrate_verdict.py --write` measured on the positive control: the rule it
+"""What `python -m cloneprobe.evidence.calibrate.verdict --write` measured on the positive
+control: the rule it
 derived and the error rates (in sample and cross-fitted), with the command to rerun."""
 
 

@@ -26,12 +26,17 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .benchmarks import Task, load_benchmark, load_prompt_set, select_tasks
-from .detection import DetectionSettings
-from .finetune import FineTuneSettings, TrainingText, cache_hidden_states, contaminate
-from .generation import GenerationError, Plan, SampleStore, SamplingSettings, run_plan
-from .generation.postprocess import chat_message
-from .pipeline import Reporter
+from cloneprobe.audit.detection import DetectionSettings
+from cloneprobe.benchmarks import Task, load_benchmark, load_prompt_set, select_tasks
+from cloneprobe.control.finetune import (
+    FineTuneSettings,
+    TrainingText,
+    cache_hidden_states,
+    contaminate,
+)
+from cloneprobe.generation import GenerationError, Plan, SampleStore, SamplingSettings, run_plan
+from cloneprobe.generation.postprocess import chat_message
+from cloneprobe.pipeline import Reporter
 
 CHAT_ANSWER_OPENING = "```python\n"
 DEFAULT_DOSES = (("light", 1), ("heavy", 8))
@@ -95,7 +100,7 @@ def answer_text(task: Task, mode: str) -> str:
 
 
 def training_texts(backend, tasks: Sequence[Task], mode: str) -> list[TrainingText]:
-    from .generation.backends import GenerationRequest
+    from cloneprobe.generation.backends import GenerationRequest
 
     tokenizer = backend.tokenizer
     end = tokenizer.eos_token_id
@@ -112,8 +117,8 @@ def training_texts(backend, tasks: Sequence[Task], mode: str) -> list[TrainingTe
 
 def load_base(spec: str, batch_size: int):
     """The generation backend of the base model (it loads local models offline)."""
-    from .generation import parse_model_spec
-    from .generation.backends import BackendOptions, make_backend
+    from cloneprobe.generation import parse_model_spec
+    from cloneprobe.generation.backends import BackendOptions, make_backend
 
     if spec != "embedded" and not spec.startswith("hf:"):
         spec = f"hf:{spec}"
@@ -135,8 +140,8 @@ class _InMemoryScorers:
         return model
 
     def __call__(self, model: str):
-        from .signals.scoring import CachingScorer
-        from .signals.scoring.transformers_scorer import TransformersScorer
+        from cloneprobe.signals.scoring import CachingScorer
+        from cloneprobe.signals.scoring.transformers_scorer import TransformersScorer
 
         return CachingScorer(
             TransformersScorer(self.models[model], self.tokenizer, model, self.batch_size)
@@ -145,17 +150,17 @@ class _InMemoryScorers:
 
 def run_control(settings: ControlSettings, reporter: Reporter) -> dict:
     """Split, fine-tune, audit the base and every dose, and measure the separation."""
-    from .clones import DetectorConfig, get_profile
-    from .control_audit import (
+    from cloneprobe.clones import DetectorConfig, get_profile
+    from cloneprobe.control.audit import (
         audit_control_model,
         compact_tasks,
         control_samples,
         separations,
         verdict_separation,
     )
-    from .generation.backends.transformers_backend import TransformersBackend
-    from .signals.registry import SIGNALS, parse_signal_names
-    from .verdict import DEFAULT_VERDICT_RULE
+    from cloneprobe.evidence.verdict import DEFAULT_VERDICT_RULE
+    from cloneprobe.generation.backends.transformers_backend import TransformersBackend
+    from cloneprobe.signals.registry import SIGNALS, parse_signal_names
 
     benchmark = load_benchmark(settings.benchmark)
     chosen = select_tasks(benchmark, settings.limit, None)
@@ -231,7 +236,7 @@ def run_control(settings: ControlSettings, reporter: Reporter) -> dict:
         "verdicts": verdicts,
         "tasks": tasks,
     }  # fmt: skip
-    from .reports.control_html import write_control_report
+    from cloneprobe.reports.control_html import write_control_report
 
     write_control_report(report, settings.output)
     return report

@@ -3,7 +3,8 @@ evidence view, every signal (the fine-tuned models' likelihood also relative to 
 model, the control's reference), the per-task verdict, and how each score and the verdict
 separate the known halves.
 
-`run_control` calls it with the models in memory; `perf/calibrate_verdict.py` calls it on a
+`run_control` calls it with the models in memory;
+`python -m cloneprobe.evidence.calibrate.verdict` calls it on a
 finished control's folder, where every likelihood score is already stored (no model loaded).
 """
 
@@ -13,13 +14,13 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
-from .benchmarks import Benchmark, PromptSet
-from .detection import CanonicalFragments, DetectionSettings
-from .generation import SampleStore, StoredSample
-from .separation import roc_points, separation
-from .signals.base import SignalError
-from .stats import wilson_interval
-from .verdict import DEFAULT_VERDICT_RULE, FLAGGED, VERDICTS, VerdictRule
+from cloneprobe.audit.detection import CanonicalFragments, DetectionSettings
+from cloneprobe.audit.stats import wilson_interval
+from cloneprobe.benchmarks import Benchmark, PromptSet
+from cloneprobe.control.separation import roc_points, separation
+from cloneprobe.evidence.verdict import DEFAULT_VERDICT_RULE, FLAGGED, VERDICTS, VerdictRule
+from cloneprobe.generation import SampleStore, StoredSample
+from cloneprobe.signals.base import SignalError
 
 RELATIVE_SUFFIX = "_vs_base"
 """Scores of a fine-tuned model's likelihood relative to the base model's."""
@@ -53,11 +54,11 @@ def audit_control_model(
     views, verdict). The default profile's report carries the evidence view; `reference` is
     the base model's label (None for the base model itself). `task_bar(description, total)`
     gives a context manager with `advance`."""
-    from .audit_stream import audit_stream
-    from .evidence.stream import StreamedEvidence
-    from .reports import ReportBuilder
-    from .signal_flow import compute_signals
-    from .signal_report import tasks_list
+    from cloneprobe.audit.report import ReportBuilder
+    from cloneprobe.audit.signal_table import tasks_list
+    from cloneprobe.audit.stream import audit_stream
+    from cloneprobe.evidence.stream import StreamedEvidence
+    from cloneprobe.signals.flow import compute_signals
 
     name = label.split(":")[1] if label.startswith("control:") else label
     reports = {}
@@ -187,10 +188,10 @@ def reaudit_control(folder, rule: VerdictRule = DEFAULT_VERDICT_RULE) -> dict:
     import tempfile
     from pathlib import Path
 
-    from .benchmarks import load_benchmark, load_prompt_set
-    from .clones import DetectorConfig
-    from .generation import SamplingSettings
-    from .signals.registry import SIGNALS, parse_signal_names
+    from cloneprobe.benchmarks import load_benchmark, load_prompt_set
+    from cloneprobe.clones import DetectorConfig
+    from cloneprobe.generation import SamplingSettings
+    from cloneprobe.signals.registry import SIGNALS, parse_signal_names
 
     folder = Path(folder)
     control = json.loads((folder / "control.json").read_text(encoding="utf-8"))

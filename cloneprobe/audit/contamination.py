@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .execution.passk import pass_at_k
-from .scan.results import load_summary
+from cloneprobe.execution.passk import pass_at_k
+from cloneprobe.scan.results import load_summary
 
 PERMUTATIONS = 5000
 

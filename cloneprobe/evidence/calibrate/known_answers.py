@@ -1,4 +1,4 @@
-"""Calibrate the evidence rule on samples with a known answer (perf/evidence_corpus.py).
+"""Calibrate the evidence rule on samples with a known answer (built by `corpus.py` here).
 
 Builds, for every HumanEval task, memorized copies (verbatim, layout changed), pasted-and-renamed
 canonicals, convergent solutions (the canonical's algorithm as an independent solver writes it),
@@ -9,10 +9,10 @@ default profile's token floor, reported apart) counted too, evidence rate, simil
 rate, and the chance rate (answers that are non-trivial clones of *another* task's canonical,
 entry point renamed). Then a sweep of the rule's size thresholds, to show where the defaults sit.
 
-    python perf/calibrate_evidence.py                      # default profile
-    python perf/calibrate_evidence.py --profile nicad
-    python perf/calibrate_evidence.py --check              # also run every sample's tests
-    python perf/calibrate_evidence.py --json
+    python -m cloneprobe.evidence.calibrate.known_answers                      # default profile
+    python -m cloneprobe.evidence.calibrate.known_answers --profile nicad
+    python -m cloneprobe.evidence.calibrate.known_answers --check   # also run every sample's tests
+    python -m cloneprobe.evidence.calibrate.known_answers --json
 """
 
 from __future__ import annotations
@@ -25,17 +25,15 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from evidence_corpus import EXPECTED, build_corpus
-
+from cloneprobe.audit.detection import CanonicalFragments, DetectionSettings, DetectionStore
 from cloneprobe.benchmarks import load_benchmark
 from cloneprobe.clones import DetectorConfig, get_profile
-from cloneprobe.detection import CanonicalFragments, DetectionSettings, DetectionStore
+from cloneprobe.evidence.calibrate.corpus import EXPECTED, build_corpus
 from cloneprobe.evidence.stream import StreamedEvidence
 from cloneprobe.evidence.tiers import DEFAULT_RULE, EVIDENCE, SIMILAR
 from cloneprobe.generation import SampleStore, StoredSample
+from cloneprobe.generation.selection import SampleSelection
 from cloneprobe.pipeline import SilentReporter, detect_and_report, execute
-from cloneprobe.selection import SampleSelection
 from cloneprobe.settings import ExecutionSettings
 
 SWEEPS = {
@@ -48,7 +46,7 @@ SWEEPS = {
 
 
 def store_corpus(store: SampleStore, corpus: dict[str, list[dict]]) -> list[StoredSample]:
-    run = store.start_run("calibration", {"corpus": "perf/evidence_corpus.py"}, {})
+    run = store.start_run("calibration", {"corpus": "cloneprobe/evidence/calibrate/corpus.py"}, {})
     rows = [
         StoredSample(model=name, settings_key="calibration", prompt_set="original",
                      variant="original", task_id=record["task_id"], temperature=0.0,
@@ -66,7 +64,7 @@ def cross_task_chance(store, benchmark, config, samples) -> dict[str, tuple[int,
     """Per class: (samples whose answer is a non-trivial clone of another task's canonical,
     samples, (sample, other canonical) pairs that are clones, such pairs compared)."""
     settings = DetectionSettings(config, cross_task=True)
-    from cloneprobe.detection import SampleProgram, detect_samples
+    from cloneprobe.audit.detection import SampleProgram, detect_samples
 
     programs = [SampleProgram(s.id, s.task_id, s.program or "") for s in samples]
     detect_samples(store.db, benchmark, settings, programs)

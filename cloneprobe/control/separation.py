@@ -13,7 +13,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .stats import percentile_interval
+from cloneprobe.audit.stats import percentile_interval
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """Calibrate the evidence rule on a model contaminated on purpose (`cloneprobe control`).
 
-`perf/calibrate_evidence.py` calibrates on constructed samples; this script reads the real
+`python -m cloneprobe.evidence.calibrate.known_answers` calibrates on constructed samples; this
+script reads the real
 samples of a positive control: the base model and every fine-tuned dose, each audited on the
 same tasks, with the secret split into a contaminated and a held-out half. It runs the audit's
 own detection and evidence view on the control's store (a copy: the control's folder is not
@@ -11,7 +12,7 @@ contaminated half of a dose is what the rule should catch. Then the sweep of the
 thresholds (as in calibrate_evidence.py) on these samples.
 
     cloneprobe control --output runs/control            # or any earlier control folder
-    python perf/calibrate_evidence_control.py runs/control [--profile nicad] [--json]
+    python -m cloneprobe.evidence.calibrate.control_evidence runs/control [--profile nicad] [--json]
 """
 
 from __future__ import annotations
@@ -19,22 +20,19 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import sys
 import tempfile
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from calibrate_evidence import sweep
-
+from cloneprobe.audit.detection import CanonicalFragments, DetectionSettings, DetectionStore
 from cloneprobe.benchmarks import load_benchmark
 from cloneprobe.clones import DetectorConfig, get_profile
-from cloneprobe.detection import CanonicalFragments, DetectionSettings, DetectionStore
+from cloneprobe.evidence.calibrate.known_answers import sweep
 from cloneprobe.evidence.tiers import DEFAULT_RULE, EVIDENCE, SIMILAR
 from cloneprobe.generation import SampleStore
+from cloneprobe.generation.selection import SampleSelection
 from cloneprobe.pipeline import SilentReporter, detect_and_report
-from cloneprobe.selection import SampleSelection
 
 
 def group_of(model: str, task_id: str, contaminated: set[str]) -> str:

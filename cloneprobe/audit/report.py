@@ -44,12 +44,13 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..aggregate import Group, compare_prompt_sets, prompt_label
-from ..clones import FragmentExtractor, SourceFile, rank_of, type_named
-from ..clones.normalize import compared_lines
-from ..detection import CanonicalFragments, DetectionSettings, Verdict
-from ..evidence.stream import StreamedEvidence
-from ..evidence.summary import compare_on_evidence, group_evidence
+from cloneprobe.audit.aggregate import Group, compare_prompt_sets, prompt_label
+from cloneprobe.audit.detection import CanonicalFragments, DetectionSettings, Verdict
+from cloneprobe.clones import FragmentExtractor, SourceFile, rank_of, type_named
+from cloneprobe.clones.normalize import compared_lines
+from cloneprobe.evidence.stream import StreamedEvidence
+from cloneprobe.evidence.summary import compare_on_evidence, group_evidence
+
 from .spool import RowSpool
 
 SCHEMA_VERSION = "cloneprobe.audit/1"

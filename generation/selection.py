@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .generation import SampleStore, StoredSample
+from cloneprobe.generation import SampleStore, StoredSample
 
 
 @dataclass(frozen=True)

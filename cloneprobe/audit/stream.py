@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
-from .aggregate import Groups
-from .benchmarks import Benchmark
-from .detection import (
+from cloneprobe.audit.aggregate import Groups
+from cloneprobe.audit.detection import (
     MAX_PROGRAM_BYTES,
     DetectionSettings,
     DetectionStore,
@@ -16,8 +15,9 @@ from .detection import (
     judge,
     too_large,
 )
-from .execution import ExecutionStore, task_execution_key
-from .generation import SampleStore, StoredSample
+from cloneprobe.benchmarks import Benchmark
+from cloneprobe.execution import ExecutionStore, task_execution_key
+from cloneprobe.generation import SampleStore, StoredSample
 
 CHUNK = 500
 """Samples judged at once (at most; a chunk never spans two tasks or groups)."""
