@@ -3,20 +3,10 @@
 Knows nothing of models or clone detection.
 
 Names are imported on first use (lazy_loader), so importing the package for one name
-does not import all of it.
+does not import all of it. The names are declared in `__init__.pyi`, which lazy_loader reads at
+run time and type checkers read as the package's interface.
 """
 
 import lazy_loader
 
-__getattr__, __dir__, __all__ = lazy_loader.attach(
-    __name__,
-    submod_attrs={
-        "canonical": ["canonical_source", "nicad_min_lines"],
-        "edits": ["ISSUE_KINDS", "PromptEdit"],
-        "entry_points": ["alias_original_name", "prompt_entry_point", "rename_identifier"],
-        "errors": ["BenchmarkError"],
-        "prompts": ["Prompt", "PromptSet", "export_jsonl", "load_prompt_set", "load_prompt_sets"],
-        "selection": ["id_prefix", "resolve_task_id", "select_tasks"],
-        "tasks": ["Benchmark", "Task", "load_benchmark", "load_benchmark_jsonl", "load_humaneval"],
-    },
-)
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

@@ -10,35 +10,10 @@ entry point, nested functions, helpers it uses), canonical items the prompt alre
 Knows nothing of models or benchmarks.
 
 Names are imported on first use (lazy_loader), so importing the package for one name
-does not import all of it.
+does not import all of it. The names are declared in `__init__.pyi`, which lazy_loader reads at
+run time and type checkers read as the package's interface.
 """
 
 import lazy_loader
 
-__getattr__, __dir__, __all__ = lazy_loader.attach(
-    __name__,
-    submod_attrs={
-        "answer": ["AnswerScope", "FunctionSpan"],
-        "detect": ["DetectorConfig", "compare_systems", "find_clones"],
-        "docstrings": ["blank_docstrings"],
-        "errors": ["CloneDetectorError", "ConfigError", "InputPathError", "UnknownLanguageError"],
-        "extract": ["FragmentExtractor"],
-        "fragment": ["LAYOUTS", "Fragment", "Layout"],
-        "languages": ["LANGUAGES", "get_language"],
-        "profiles": ["DEFAULT", "NICAD", "PROFILES", "Profile", "get_profile"],
-        "prompt_overlap": ["PromptOverlap", "prompt_overlap", "shown_lines", "unshown_similarity"],
-        "report": ["ClonePair", "CloneReport"],
-        "source": ["SourceFile"],
-        "types": [
-            "CLONE_TYPES",
-            "LADDER",
-            "RANKS",
-            "CloneType",
-            "choose_types",
-            "clone_type",
-            "get_clone_type",
-            "rank_of",
-            "type_named",
-        ],
-    },
-)
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

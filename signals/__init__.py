@@ -6,21 +6,10 @@ Every signal returns a `SignalScore` per task: a number with what it was compute
 "not available" with the reason, never a made-up number.
 
 Knows tasks' texts and samples' texts; knows nothing of clone detection, stores or HumanEval.
-Names are imported on first use (lazy_loader).
+Names are imported on first use (lazy_loader), declared in `__init__.pyi`, which lazy_loader
+reads at run time and type checkers read as the package's interface.
 """
 
 import lazy_loader
 
-__getattr__, __dir__, __all__ = lazy_loader.attach(
-    __name__,
-    submod_attrs={
-        "base": [
-            "LogProbScorer", "ScoredText", "ScoringText", "Signal", "SignalError",
-            "SignalScore", "TaskInputs", "TokenLogProbs",
-        ],
-        "registry": ["SIGNALS", "LIKELIHOOD_SIGNALS", "SAMPLE_SIGNALS", "get_signal",
-                     "parse_signal_names"],
-        "relative": ["relative_scores", "original_vs_fixed", "target_vs_reference"],
-        "store": ["SignalStore"],
-    },
-)  # fmt: skip
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

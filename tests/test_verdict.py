@@ -3,16 +3,21 @@ calibration the default rule comes from."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
+
 import pytest
 
+from cloneprobe.evidence import verdict as verdict_module
+from cloneprobe.evidence.tiers import DEFAULT_RULE
 from cloneprobe.evidence.verdict import (
-    DEFAULT_VERDICT_RULE,
     MEMORIZED,
     NO_EVIDENCE,
     SUSPECTED,
     UNINFORMATIVE,
     VerdictRule,
     calibration,
+    calibration_key,
     calibration_line,
     task_verdict,
 )
@@ -76,11 +81,54 @@ def test_cdd_is_shown_but_does_not_decide():
     assert any("CDD" in r for r in verdict.reasons)
 
 
-def test_the_default_rule_is_the_one_the_calibration_measured():
+def test_the_calibration_names_everything_that_decides_a_verdict():
     measured = calibration()
-    assert measured["rule"] == DEFAULT_VERDICT_RULE.as_dict()
+    assert set(measured["key"]) == set(calibration_key())
+    assert measured["key"]["verdict_rule"] == measured["rule"]
     rates = measured["error_rates"]["cross_fitted"]
     assert {"fpr_base", "fpr_held_out", "tpr_contaminated"} <= set(rates)
+
+
+SHIPPED = calibration()
+
+
+def write_calibration(path, key: dict) -> None:
+    shipped = SHIPPED
+    path.write_text(json.dumps({**shipped, "key": key}), encoding="utf-8")
+
+
+def test_rates_are_printed_only_for_the_settings_they_were_measured_under(tmp_path, monkeypatch):
+    file = tmp_path / "calibration.json"
+    monkeypatch.setattr(verdict_module, "CALIBRATION_FILE", file)
+    write_calibration(file, calibration_key())
     line = calibration_line()
     assert "false positives on held-out tasks" in line and "base model flagged" in line
-    assert "not measured" in calibration_line(VerdictRule("min_k", 0.1))
+    assert "not calibrated" not in line
+
+
+@pytest.mark.parametrize("change", ["verdict rule", "evidence rule", "detector", "profile"])
+def test_a_stale_calibration_says_so_instead_of_printing_old_rates(tmp_path, monkeypatch, change):
+    file = tmp_path / "calibration.json"
+    monkeypatch.setattr(verdict_module, "CALIBRATION_FILE", file)
+    write_calibration(file, calibration_key())
+    if change == "verdict rule":
+        line = calibration_line(VerdictRule("min_k", 0.1))
+    elif change == "evidence rule":
+        line = calibration_line(evidence_rule=replace(DEFAULT_RULE, exact_plain_min_tokens=20))
+        assert "exact_plain_min_tokens 20, calibrated with 30" in line
+    elif change == "profile":
+        line = calibration_line(profile="nicad")
+    else:
+        stale = {**calibration_key(), "detector_version": -1}
+        write_calibration(file, stale)
+        line = calibration_line()
+        assert "calibrated with -1" in line
+    assert "not calibrated for these settings" in line
+    assert "false positives" not in line and "base model flagged" not in line
+
+
+def test_a_calibration_without_a_key_is_not_shown_as_measured(tmp_path, monkeypatch):
+    file = tmp_path / "calibration.json"
+    monkeypatch.setattr(verdict_module, "CALIBRATION_FILE", file)
+    file.write_text(json.dumps({k: v for k, v in SHIPPED.items() if k != "key"}))
+    assert "not calibrated for these settings" in calibration_line()

@@ -28,6 +28,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .tiers import DEFAULT_RULE, EvidenceRule
+
 MEMORIZED, SUSPECTED, NO_EVIDENCE, UNINFORMATIVE = (
     "memorized", "suspected", "no evidence", "uninformative",
 )  # fmt: skip
@@ -54,8 +56,22 @@ class VerdictRule:
 DEFAULT_VERDICT_RULE = VerdictRule()
 CALIBRATION_FILE = Path(__file__).with_name("verdict_calibration.json")
 """What `python -m cloneprobe.evidence.calibrate.verdict --write` measured on the positive
-control: the rule it
-derived and the error rates (in sample and cross-fitted), with the command to rerun."""
+control: the settings it was measured under (`key`), the rule it derived and the error rates (in
+sample and cross-fitted, and out of sample on another control), with the command to rerun."""
+
+
+def calibration_key(
+    rule: VerdictRule = DEFAULT_VERDICT_RULE,
+    evidence_rule: EvidenceRule = DEFAULT_RULE,
+    profile: str = "default",
+) -> dict:
+    """Everything that decides a verdict: the verdict rule (suspected), the evidence rule and
+    the detector's version and profile (memorized). Error rates measured under another key are
+    not this rule's error rates."""
+    from cloneprobe.audit.detection import DETECTOR_VERSION
+
+    return {"verdict_rule": rule.as_dict(), "evidence_rule": evidence_rule.as_dict(),
+            "detector_version": DETECTOR_VERSION, "profile": profile}  # fmt: skip
 
 
 def calibration() -> dict:
@@ -66,14 +82,42 @@ def calibration() -> dict:
         return {}
 
 
-def calibration_line(rule: VerdictRule = DEFAULT_VERDICT_RULE) -> str:
-    """One line for reports: the rule and its measured error rates on the positive control."""
+def stale_settings(measured: Mapping, key: Mapping) -> list[str]:
+    """What differs between the settings a calibration was measured under and `key`, one
+    short phrase each ("detector version 4, calibrated with 3")."""
+    recorded = measured.get("key")
+    if not isinstance(recorded, Mapping):
+        return ["the calibration file records no settings"]
+    differ = []
+    for name, value in key.items():
+        old = recorded.get(name)
+        label = name.replace("_", " ")
+        if isinstance(value, Mapping) and isinstance(old, Mapping):
+            differ += [f"{label} {field} {value.get(field)}, calibrated with {old.get(field)}"
+                       for field in sorted(set(value) | set(old))
+                       if value.get(field) != old.get(field)]  # fmt: skip
+        elif value != old:
+            differ.append(f"{label} {value}, calibrated with {old}")
+    return differ
+
+
+def calibration_line(
+    rule: VerdictRule = DEFAULT_VERDICT_RULE,
+    evidence_rule: EvidenceRule = DEFAULT_RULE,
+    profile: str = "default",
+) -> str:
+    """One line for reports: the rule and its measured error rates on the positive control, or
+    "not calibrated for these settings" when the calibration was measured under other ones."""
     measured = calibration()
     head = (f"Verdict rule: memorized = clone evidence; suspected = {rule.likelihood_signal} "
             f"relative to a reference model >= {rule.reference_margin:g}; a bare likelihood or "
             "a similarity decides nothing.")  # fmt: skip
-    if not measured or measured.get("rule") != rule.as_dict():
-        return head + " Error rates: not measured for this rule."
+    if not measured:
+        return head + " Error rates: not calibrated (no calibration file)."
+    differ = stale_settings(measured, calibration_key(rule, evidence_rule, profile))
+    if differ:
+        return (head + " Error rates: not calibrated for these settings; the shipped "
+                "calibration was measured under others: " + "; ".join(differ) + ".")
 
     def pct(r: dict) -> str:
         return (f"{r['flagged']}/{r['tasks']} ({100 * r['rate']:.0f}%, 95% CI "

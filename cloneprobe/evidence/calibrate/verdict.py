@@ -44,6 +44,8 @@ from cloneprobe.evidence.verdict import (
     FLAGGED,
     VERDICTS,
     VerdictRule,
+    calibration_key,
+    stale_settings,
     task_verdict,
 )
 
@@ -51,13 +53,16 @@ LIKELIHOOD = ("perplexity", "zlib", "min_k", "min_k_plus_plus")
 
 
 def load_control(folder: Path) -> dict:
+    """The control's per-task rows, judged under today's settings (`calibration_key`): rows
+    that control.json recorded under other settings, or without saying which, are judged again
+    from the control's store, so that what is written is this code's error rates."""
     control = json.loads((folder / "control.json").read_text(encoding="utf-8"))
-    if control.get("tasks"):
+    if control.get("tasks") and control.get("calibration_key") == calibration_key():
         return control
     from cloneprobe.control.audit import reaudit_control
 
-    print(f"{folder}/control.json has no per-task rows: rebuilt from control.sqlite",
-          file=sys.stderr)  # fmt: skip
+    why = "no per-task rows" if not control.get("tasks") else "rows judged under other settings"
+    print(f"{folder}/control.json has {why}: judged again from control.sqlite", file=sys.stderr)
     return reaudit_control(folder)
 
 
@@ -247,14 +252,15 @@ def validate(control: dict, as_json: bool, write: Path | None, folder: Path) -> 
         )
     if write:
         calibration = json.loads(write.read_text(encoding="utf-8"))
-        if calibration.get("rule") != rule.as_dict():
-            raise SystemExit(f"{write}: its rule {calibration.get('rule')} is not the shipped "
-                             f"one {rule.as_dict()}; calibrate first")  # fmt: skip
+        if calibration.get("key") != calibration_key(rule):
+            raise SystemExit(f"{write}: it was derived under other settings than today's "
+                             f"({'; '.join(stale_settings(calibration, calibration_key(rule)))})"
+                             "; derive it again first (without --validate)")  # fmt: skip
         calibration["validation"] = {
             "measured": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
             "control": control_summary(s),
             "command": f"cloneprobe control --limit {s.get('limit')} -n {s['n']} --seed "
-                       f"{s['seed']} --max-new-tokens {s['max_new_tokens']} --output DIR; python "
+                       f"{s['seed']} --max-new-tokens {s['max_new_tokens']} --output DIR; "
                        "python -m cloneprobe.evidence.calibrate.verdict DIR --validate",
             "error_rates": rates,
         }  # fmt: skip
@@ -296,6 +302,7 @@ def main() -> None:
     if args.write:
         s = control["settings"]
         written = {
+            "key": calibration_key(VerdictRule(**result["verdict"]["rule"])),
             "rule": result["verdict"]["rule"],
             "measured": result["control"]["measured"],
             "control": control_summary(s),
