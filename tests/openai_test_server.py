@@ -204,6 +204,7 @@ class OpenAITestServer:
         self.responder, self.n_mode, self.latency = responder or default_responder, n_mode, latency
         self.prompt_logprobs, self.token_logprob = prompt_logprobs, token_logprob
         self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
         self._requests: list[dict] = []
         self._faults: deque[tuple] = deque()
         self._connections: set[socket.socket] = set()
@@ -281,8 +282,16 @@ class OpenAITestServer:
             return self._faults.popleft() if self._faults else None
 
     def _track(self, conn: socket.socket, alive: bool) -> None:
-        with self._lock:
+        with self._idle:
             (self._connections.add if alive else self._connections.discard)(conn)
+            self._idle.notify_all()
+
+    def wait_idle(self, timeout: float = 30) -> None:
+        """Wait until every connection has been handled to its end (a client that was killed
+        or hung up included), so that what they sent is in `requests`; fail after `timeout`."""
+        with self._idle:
+            if not self._idle.wait_for(lambda: not self._connections, timeout=timeout):
+                raise TimeoutError(f"{len(self._connections)} connection(s) still open")
 
     def _record(self, method: str, path: str, body: Any, headers) -> None:
         kept = {name: headers[name] for name in RECORDED_HEADERS if name in headers}

@@ -156,3 +156,19 @@ def test_the_command_line_starts_without_heavy_libraries(heavy):
                           timeout=60)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False", f"`cloneprobe --help` imports {heavy}"
+
+
+def test_no_test_module_imports_torch_at_top_level():
+    """`pip install -e '.[dev]'` without the local extra must collect every test module: torch
+    and transformers come through `pytest.importorskip` or inside the tests that use them."""
+    heavy = {"torch", "transformers"}
+    wrong = []
+    for path in sorted((ROOT / "tests").glob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            wrong += [f"{path.name}: {name}" for name in names if name.split(".")[0] in heavy]
+    assert wrong == []

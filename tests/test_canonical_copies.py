@@ -1,4 +1,4 @@
-"""A verbatim copy of every HumanEval canonical solution is a Type-1 clone (issue 12, item 2).
+"""A verbatim copy of every HumanEval canonical solution is a Type-1 clone.
 
 Each sample is the prompt followed by the canonical solution, as a perfect memorizer would
 write it, judged through the audit's own detection path. The canonical fragment drops the

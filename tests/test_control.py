@@ -7,7 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
-import torch
+
+torch = pytest.importorskip("torch", reason="the local-model tests need torch (the local extra)")
+transformers = pytest.importorskip("transformers")
+
 from click.testing import CliRunner
 from test_transformers_backend import CHAT_TEMPLATE, HUMANEVAL, save, tiny_llama, train_tokenizer
 

@@ -90,7 +90,7 @@ def test_killed_generate_resumes_with_only_the_missing_samples(tmp_path):
             if first.poll() is None:
                 first.kill()
                 first.wait()
-        time.sleep(0.3)  # requests the killed process had sent reach the server's log
+        server.wait_idle()  # the killed process's connections are closed and handled
         asked = len(server.requests)
         before = stored_rows(store)
         assert 0 < len(before) < TASKS * N

@@ -7,7 +7,9 @@ cache, sequences leaving the batch, one random stream per sample).
 from __future__ import annotations
 
 import pytest
-import torch
+
+torch = pytest.importorskip("torch", reason="the local-model tests need torch (the local extra)")
+
 from click.testing import CliRunner
 from test_transformers_backend import (
     CHAT_TEMPLATE,

@@ -247,7 +247,7 @@ def test_slow_next_times_out_the_client_and_the_server_keeps_serving(capfd):
         with pytest.raises((TimeoutError, socket.timeout)):
             complete(server, timeout=0.2)
         assert complete(server)[0] == 200  # served while the slow one still sleeps
-        time.sleep(1.0)  # the slow handler now writes to a closed connection
+        server.wait_idle()  # the slow handler has written to a closed connection
         assert complete(server)[0] == 200
     assert capfd.readouterr().err == ""  # no traceback from the abandoned request
 

@@ -8,9 +8,7 @@ import math
 
 import numpy as np
 import pytest
-import torch
 from openai_test_server import OpenAITestServer, logprob_tokens
-from test_transformers_backend import CHAT_TEMPLATE, tiny_llama, train_tokenizer
 
 from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.signals.base import (
@@ -28,24 +26,40 @@ from cloneprobe.signals.likelihood import (
 )
 from cloneprobe.signals.scoring import CachingScorer, ScorerFactory
 from cloneprobe.signals.scoring.openai_scorer import OpenAIScorer
-from cloneprobe.signals.scoring.transformers_scorer import TransformersScorer
 
 TASKS = load_humaneval().tasks
 
 
+def tiny_model_parts():
+    """The tiny model's builders; the tests that need them are skipped without torch (the
+    server's tests here need none)."""
+    pytest.importorskip("torch")
+    import test_transformers_backend
+
+    return test_transformers_backend
+
+
+def transformers_scorer(*args, **kwargs):
+    from cloneprobe.signals.scoring.transformers_scorer import TransformersScorer
+
+    return TransformersScorer(*args, **kwargs)
+
+
 @pytest.fixture(scope="module")
 def tokenizer():
-    return train_tokenizer()
+    return tiny_model_parts().train_tokenizer()
 
 
 @pytest.fixture(scope="module")
 def model(tokenizer):
-    return tiny_llama(tokenizer)
+    return tiny_model_parts().tiny_llama(tokenizer)
 
 
 def by_hand(model, tokenizer, context: str, target: str):
     """Target token log-probs, and each position's mean and std of log p over the vocabulary,
     from one unpadded forward pass, in float64 with explicit sums."""
+    import torch
+
     encoding = tokenizer(context + target, return_offsets_mapping=True)
     ids = encoding["input_ids"]
     first = next(i for i, (_, end) in enumerate(encoding["offset_mapping"]) if end > len(context))
@@ -64,7 +78,7 @@ def by_hand(model, tokenizer, context: str, target: str):
 
 
 def test_transformers_scores_only_the_target_tokens_as_one_unpadded_pass_does(model, tokenizer):
-    scorer = TransformersScorer(model, tokenizer, "hf:tiny", batch_size=3)
+    scorer = transformers_scorer(model, tokenizer, "hf:tiny", batch_size=3)
     texts = [ScoringText(t.prompt, t.canonical_solution) for t in TASKS[:4]]
     results = scorer.score(texts)  # batched with left padding: lengths differ
     for text, result in zip(texts, results, strict=True):
@@ -83,7 +97,7 @@ def test_transformers_scores_only_the_target_tokens_as_one_unpadded_pass_does(mo
 
 def test_min_k_and_min_k_plus_plus_on_the_tiny_model_match_the_hand_computation(model, tokenizer):
     task = TASKS[2]  # truncate_number: a short canonical
-    scorer = CachingScorer(TransformersScorer(model, tokenizer, "hf:tiny"))
+    scorer = CachingScorer(transformers_scorer(model, tokenizer, "hf:tiny"))
     inputs = TaskInputs(task.task_id, task.prompt, task.canonical_solution, scorer=scorer)
     logprobs, means, stds, _ = by_hand(model, tokenizer, task.prompt, task.canonical_solution)
     n = len(logprobs)
@@ -102,8 +116,8 @@ def test_min_k_and_min_k_plus_plus_on_the_tiny_model_match_the_hand_computation(
 
 def test_chat_mode_scores_the_body_after_the_templated_message(model, tokenizer):
     tokenizer = copy.deepcopy(tokenizer)
-    tokenizer.chat_template = CHAT_TEMPLATE
-    scorer = TransformersScorer(model, tokenizer, "hf:tiny")
+    tokenizer.chat_template = tiny_model_parts().CHAT_TEMPLATE
+    scorer = transformers_scorer(model, tokenizer, "hf:tiny")
     task = TASKS[0]
     inputs = TaskInputs(task.task_id, task.prompt, task.canonical_solution, mode="chat",
                         user_message="Complete:\n" + task.prompt)  # fmt: skip
@@ -193,11 +207,13 @@ def test_a_local_model_spec_loads_offline_and_scores_as_the_model_does(
     task = TASKS[3]
     text = ScoringText(task.prompt, task.canonical_solution)
     loaded = scorer.score([text])[0]
-    direct = TransformersScorer(model, tokenizer, "hf:tiny").score([text])[0]
+
+    direct = transformers_scorer(model, tokenizer, "hf:tiny").score([text])[0]
     assert isinstance(loaded, TokenLogProbs) and isinstance(direct, TokenLogProbs)
     assert loaded.logprobs == pytest.approx(direct.logprobs, abs=1e-5)
 
 
 def test_a_model_that_cannot_be_loaded_is_a_signal_error(tmp_path):
+    pytest.importorskip("torch")
     with pytest.raises(SignalError, match="cannot load a model"):
         ScorerFactory()(f"hf:{tmp_path / 'missing'}")

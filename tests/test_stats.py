@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from itertools import pairwise
 
 import pytest
@@ -97,3 +98,15 @@ def test_bootstrap_refuses_unpaired_samples():
 
 def test_bootstrap_of_no_items_is_zero():
     assert bootstrap_difference([], []) == (0.0, 0.0, 0.0)
+
+
+def test_the_bootstrap_interval_uses_the_ceil_qb_th_estimate():
+    first = [True, False, True, True, False, True, False, False, True, True]
+    second = [False, False, True, False, False, True, True, False, False, False]
+    diffs = [int(a) - int(b) for a, b in zip(first, second, strict=True)]
+    rng = random.Random(5)
+    estimates = sorted(sum(rng.choices(diffs, k=len(diffs))) / len(diffs) for _ in range(40))
+    assert estimates[0] != estimates[1]  # the data tell the two indices apart
+    _, low, high = bootstrap_difference(first, second, resamples=40, seed=5)
+    # 2.5% of 40 is 1: the lower bound is the 1st smallest, the upper the 39th
+    assert (low, high) == (estimates[0], estimates[38])

@@ -11,8 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import torch
-import transformers
+
+torch = pytest.importorskip("torch", reason="the local-model tests need torch (the local extra)")
+transformers = pytest.importorskip("transformers")
+
 
 from cloneprobe.benchmarks import PromptSet, load_humaneval, load_prompt_set
 from cloneprobe.generation import (
@@ -39,7 +41,6 @@ CHAT_TEMPLATE = (
     "{% for message in messages %}<user>{{ message['content'] }}</user>{% endfor %}"
     "{% if add_generation_prompt %}<assistant>{% endif %}"
 )
-
 
 
 def train_tokenizer():

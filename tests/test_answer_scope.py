@@ -1,4 +1,4 @@
-"""Compare the answer, not the context (issue 12, item 2, detector side).
+"""Compare the answer, not the context.
 
 A sample is judged on its entry point's function, what it nests and the helpers it uses; other
 functions in the sample are not candidates. Canonical code that the prompt already shows is

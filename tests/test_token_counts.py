@@ -1,23 +1,20 @@
-"""Small fixes, each with the test that failed before it: per-sample token counts, the
-bootstrap percentile index, LaTeX headings keeping variant names, custom-threshold tables."""
+"""Token counts per sample: the server's own count when it answers one sample at a time, and
+shares marked as estimates when a request holds several."""
 
 from __future__ import annotations
 
 import itertools
-import json
-import random
 
-from click.testing import CliRunner
 from openai_test_server import OpenAITestServer
 
-from cloneprobe.audit.stats import bootstrap_difference
 from cloneprobe.benchmarks import load_humaneval, load_prompt_set
-from cloneprobe.cli import main
 from cloneprobe.generation import Plan, SampleStore, SamplingSettings, library_versions, run_plan
 from cloneprobe.generation.backends import GenerationRequest, GenerationResult
 from cloneprobe.generation.backends.openai_backend import OpenAIBackend
 from cloneprobe.generation.runner import sample_token_counts
-from cloneprobe.reports.files import render_latex
+
+LENGTHS = (24, 108, 30)
+
 
 LENGTHS = (24, 108, 30)
 
@@ -64,36 +61,3 @@ def test_backend_counts_per_text_are_used_exactly():
     result = GenerationResult(request, ["a", "b", "c"], ["stop"] * 3, 30, 162,
                               text_tokens=list(LENGTHS))  # fmt: skip
     assert sample_token_counts(result) == (list(LENGTHS), False)
-
-
-def test_the_bootstrap_interval_uses_the_ceil_qb_th_estimate():
-    first = [True, False, True, True, False, True, False, False, True, True]
-    second = [False, False, True, False, False, True, True, False, False, False]
-    diffs = [int(a) - int(b) for a, b in zip(first, second, strict=True)]
-    rng = random.Random(5)
-    estimates = sorted(sum(rng.choices(diffs, k=len(diffs))) / len(diffs) for _ in range(40))
-    assert estimates[0] != estimates[1]  # the data tell the two indices apart
-    _, low, high = bootstrap_difference(first, second, resamples=40, seed=5)
-    # 2.5% of 40 is 1: the lower bound is the 1st smallest, the upper the 39th
-    assert (low, high) == (estimates[0], estimates[38])
-
-
-def test_latex_headings_keep_the_case_of_variant_names():
-    group = {"label": "m", "temperature": 0.2, "tasks_with_clone": {"1": 1, "2": 1, "3": 1}}
-    report = {"profile": "default", "groups": [{**group, "prompt_set": "original"},
-                                                {**group, "prompt_set": "fixed:P1"}]}  # fmt: skip
-    latex = render_latex(report)
-    assert "Fixed:P1" in latex and "Fixed:p1" not in latex
-
-
-def test_a_custom_threshold_gives_type_3_counts(tmp_path):
-    task = load_humaneval().get("HumanEval/0")
-    edited = task.canonical_solution.replace("distance < threshold", "threshold > distance")
-    samples = tmp_path / "s.jsonl"
-    samples.write_text(json.dumps({"task_id": "HumanEval/0", "completion": edited}) + "\n")
-    result = CliRunner().invoke(main, [
-        "detect", str(samples), "--model", "m", "--temperature", "0.2", "--threshold", "0.2",
-        "--json", "--store", str(tmp_path / "s.sqlite")])  # fmt: skip
-    assert result.exit_code == 0, result.output
-    (group,) = json.loads(result.stdout)["groups"]
-    assert group["tasks_with_clone"]["3"] == 1

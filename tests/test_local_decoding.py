@@ -1,12 +1,14 @@
-"""The local decoding loop's speed-ups keep its results: the dtype choice, the grouped decoding
+"""The local decoding loop keeps its results: the dtype choice, the grouped decoding
 attention, the cache written in place, the partial-sort nucleus, and the dtype in the run's
 settings (tiny random-weight Llama of test_transformers_backend, real transformers code)."""
 
 from __future__ import annotations
 
 import pytest
-import torch
-import transformers
+
+torch = pytest.importorskip("torch", reason="the local-model tests need torch (the local extra)")
+transformers = pytest.importorskip("transformers")
+
 from click.testing import CliRunner
 from test_transformers_backend import (
     HUMANEVAL,
