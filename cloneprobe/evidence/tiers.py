@@ -15,7 +15,8 @@ tasks' answers (generic code), or when an independent reference solution of the 
 the same similarity. A pair is never evidence when it is trivial, on a function that is not the
 sample's answer, against another task's canonical, or when the task is uninformative (its
 canonical mostly prompt code). The thresholds are calibrated by
-`python -m cloneprobe.evidence.calibrate.known_answers` (docs/evidence.md).
+`python -m cloneprobe.evidence.calibrate.known_answers` (docs/evidence.md, whose table of
+thresholds tests/test_docs.py checks against EvidenceRule).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """One memorization verdict per task (per model x temperature x prompt set), from the task's
 clone evidence tier and its likelihood relative to a reference.
 
-The rule (docs/reports.md; thresholds from `python -m cloneprobe.evidence.calibrate.verdict`
+The rule (docs/verdict.md; thresholds from `python -m cloneprobe.evidence.calibrate.verdict`
 on the positive control):
 
 - **memorized**: a sample's clone of the canonical is *evidence* (cloneprobe.evidence: what
