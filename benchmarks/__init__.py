@@ -15,6 +15,8 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "edits": ["ISSUE_KINDS", "PromptEdit"],
         "entry_points": ["alias_original_name", "prompt_entry_point", "rename_identifier"],
         "errors": ["BenchmarkError"],
+        "registry": ["BENCHMARKS", "DEFAULT_BENCHMARK", "BenchmarkEntry", "benchmark_choices",
+                     "register_benchmark"],
         "prompts": ["Prompt", "PromptSet", "export_jsonl", "load_prompt_set", "load_prompt_sets"],
         "selection": ["id_prefix", "resolve_task_id", "select_tasks"],
         "tasks": ["Benchmark", "Task", "load_benchmark", "load_benchmark_jsonl", "load_humaneval"],

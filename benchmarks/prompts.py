@@ -72,7 +72,7 @@ def load_prompt_set(spec: str, benchmark: Benchmark) -> PromptSet:
         prompts = tuple(Prompt(t.task_id, "original", t.prompt) for t in benchmark)
         return PromptSet("original", "built-in", prompts)
     if spec == "fixed":
-        if benchmark.name != "humaneval":
+        if "fixed" not in benchmark.prompt_sets:
             raise BenchmarkError(
                 f"prompt set 'fixed' exists for HumanEval only, not for {benchmark.name!r}; "
                 "give a folder or JSONL of fixed prompts instead"

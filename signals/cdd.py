@@ -63,7 +63,11 @@ class CDDSignal:
     alpha: float = DEFAULT_ALPHA
     xi: float = DEFAULT_XI
     name = "cdd"
+    short = "cdd"
+    description = "output peakedness (CDD)"
     higher_means_memorized = True
+    log_scale = False
+    plot_distribution = False
     needs_scorer = False
 
     def settings(self) -> dict:

@@ -47,7 +47,11 @@ def distribution(values: Sequence[float]) -> dict:
 @dataclass(frozen=True)
 class SurfaceSignal:
     name = "surface"
+    short = "surface"
+    description = "samples' surface similarity to the canonical"
     higher_means_memorized = True
+    log_scale = False
+    plot_distribution = True
     needs_scorer = False
 
     def settings(self) -> dict:

@@ -7,7 +7,10 @@ from pathlib import Path
 
 import click
 
-from ..generation.errors import GenerationError
+from ..errors import UserError
+from ..signals.registry import signals_help
+from .checks import TEMPERATURE, CheckedPath
+from .options import benchmark_option, config_option, meaning
 
 
 def _doses(values: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
@@ -15,7 +18,7 @@ def _doses(values: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
     for value in values:
         name, _, epochs = value.partition("=")
         if not name or not epochs.isdigit() or int(epochs) < 1 or name == "base":
-            raise GenerationError(
+            raise UserError(
                 f"--dose {value!r}: give NAME=EPOCHS with a name other than base and at least "
                 "one epoch, e.g. --dose light=1 --dose heavy=8"
             )
@@ -24,14 +27,15 @@ def _doses(values: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
 
 
 @click.command("control")
+@config_option
 @click.option("--model", default="embedded", show_default=True, metavar="SPEC",
-              help="The model to contaminate: embedded, or hf:<folder> / a folder with a "
-              "transformers model.")  # fmt: skip
-@click.option("--benchmark", "benchmark_spec", default="humaneval", show_default=True,
-              metavar="humaneval|FILE.jsonl")  # fmt: skip
+              help=meaning("--model", " and contaminates: embedded, or hf:<folder> / a "
+                           "folder with a transformers model."))  # fmt: skip
+@benchmark_option
 @click.option("--seed", type=int, default=0, show_default=True,
-              help="Decides the split into contaminated and held-out halves.")  # fmt: skip
-@click.option("--limit", type=click.IntRange(min=2), help="Only the first K tasks.")
+              help=meaning("--seed", "; it also decides the split into contaminated and "
+                           "held-out halves."))  # fmt: skip
+@click.option("--limit", type=click.IntRange(min=2), help=meaning("--limit", "."))
 @click.option("--dose", "doses", multiple=True, metavar="NAME=EPOCHS",
               help="A fine-tuned model per dose (repeat); default light=1, heavy=8.")  # fmt: skip
 @click.option("--top-layers", type=click.IntRange(min=1), default=4, show_default=True,
@@ -39,20 +43,26 @@ def _doses(values: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
 @click.option("--learning-rate", type=click.FloatRange(min=0, min_open=True), default=3e-4,
               show_default=True)  # fmt: skip
 @click.option("-n", "n", type=click.IntRange(min=1), default=2, show_default=True,
-              help="Samples per task and model.")  # fmt: skip
-@click.option("--temperature", type=click.FloatRange(0, 2), default=0.8, show_default=True)
-@click.option("--max-new-tokens", type=click.IntRange(min=1), default=160, show_default=True)
+              help=meaning("-n", " and model."))  # fmt: skip
+@click.option("--temperature", type=TEMPERATURE, default=0.8, show_default=True,
+              help=meaning("--temperature", "."))  # fmt: skip
+@click.option("--max-new-tokens", type=click.IntRange(min=1), default=160, show_default=True,
+              help=meaning("--max-new-tokens", "."))  # fmt: skip
 @click.option("--mode", type=click.Choice(["completion", "chat"]),
-              help="Default: chat when the model's tokenizer has a chat template.")  # fmt: skip
+              help=meaning("--mode", " (default: chat when the model's tokenizer has a chat "
+                           "template)."))  # fmt: skip
 @click.option("--signals", "signal_spec", default=None, metavar="NAMES",
-              help="Comma-separated signals (default: all).")  # fmt: skip
-@click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True)
+              help=meaning("--signals", f" to compute, comma-separated (default: all: "
+                           f"{signals_help()})."))  # fmt: skip
+@click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True,
+              help=meaning("--batch-size", ": sequences sampled and texts scored."))
 @click.option("--bootstrap", type=click.IntRange(min=100), default=1000, show_default=True,
               help="Resamples for the AUROC intervals.")  # fmt: skip
-@click.option("--output", type=click.Path(path_type=Path, file_okay=False),
+@click.option("--output", type=CheckedPath(path_type=Path, file_okay=False),
               default=Path("cloneprobe-control"), show_default=True,
-              help="Folder for control.sqlite, control.json and report.html.")  # fmt: skip
-@click.option("--json", "as_json", is_flag=True, help="Print control.json to stdout.")
+              help=meaning("--output", ": control.sqlite, control.json and "
+                           "report.html."))  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help=meaning("--json", ": control.json."))
 def control_command(**options) -> None:
     """Positive control: contaminate a local model on purpose and measure which signals
     catch it.

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import click
 
+from .options import benchmark_option, config_option, meaning, option
+
 
 @click.command("scan")
 @click.argument("corpora", nargs=-1, required=True)
+@config_option
 @click.option("--output", required=True,
-              help="Folder (or fsspec URL, shared by every node on a cluster) for the ranks' "
-              "results, the completion markers that make a re-run resume, and summary.json.")
+              help=meaning("--output", " (or an fsspec URL, shared by every node on a "
+                           "cluster): the ranks' results, the completion markers that make a "
+                           "re-run resume, and summary.json."))
 @click.option("--format", "corpus_format", default="auto", show_default=True,
               type=click.Choice(["auto", "jsonl", "parquet", "hf", "files"]),
               help="jsonl (.gz/.zst too), parquet, hf (a dataset saved with save_to_disk) or "
@@ -22,18 +26,18 @@ import click
               help="Field naming a document's repository, to report the repositories a task's "
               "matches come from (folders of files: their first folder).")
 @click.option("--glob", "glob_pattern", help="Which files to read (files: **/*.py).")
-@click.option("--benchmark", default="humaneval", show_default=True,
-              help="humaneval, or a benchmark JSONL whose canonicals and prompts to look for.")
+@benchmark_option
 @click.option("--executor", default="local", show_default=True,
               type=click.Choice(["local", "slurm", "ray"]),
               help="local: processes on this machine; slurm: an sbatch array job; ray: a Ray "
               "cluster (--ray-address, or a local one).")
 @click.option("--workers", type=click.IntRange(min=0), default=0,
-              help="Ranks at once (default: this machine's cores; all on a cluster).")
-@click.option("--tasks", type=click.IntRange(min=0), default=0,
-              help="Ranks the corpus is cut into (default: 4 per worker, at most one per file).")
-@click.option("--limit", type=int, default=-1,
-              help="Documents per rank and corpus, to try a scan on a sample (-1: all).")
+              help=meaning("--workers", ": ranks (default: this machine's cores; all on a "
+                           "cluster)."))
+@option("--ranks", "tasks", type=click.IntRange(min=0), default=0, old=("--tasks",),
+        help="Ranks the corpus is cut into (default: 4 per worker, at most one per file).")
+@option("--max-docs", "limit", type=int, default=-1, old=("--limit",),
+        help="Documents per rank and corpus, to try a scan on a sample (-1: all).")
 @click.option("--partition", help="Slurm partition.")
 @click.option("--time", "time_limit", default="24:00:00", show_default=True,
               help="Slurm time limit per rank.")
@@ -45,9 +49,9 @@ import click
               help="Shell line a Slurm job runs first, e.g. 'source venv/bin/activate'.")
 @click.option("--ray-address", help="A running Ray cluster: auto, or ray://HOST:10001.")
 @click.option("--json", "as_json", is_flag=True,
-              help="Print the summary (with its `matches` list) as one JSON object.")
+              help=meaning("--json", ": the summary (with its `matches` list) as one object."))
 def scan_command(corpora, output, corpus_format, text_field, id_field, group_field,
-                 glob_pattern, benchmark, executor, workers, tasks, limit, partition,
+                 glob_pattern, benchmark_spec, executor, workers, tasks, limit, partition,
                  time_limit, cpus_per_task, mem_per_cpu_gb, env_command, ray_address,
                  as_json) -> None:  # fmt: skip
     """Look for the benchmark's canonical solutions and prompts in CORPUS (jsonl, parquet,
@@ -75,7 +79,7 @@ def scan_command(corpora, output, corpus_format, text_field, id_field, group_fie
             for path in corpora
         ),
         output=output,
-        benchmark=benchmark,
+        benchmark=benchmark_spec,
         group_field=group_field,
         executor=ExecutorSettings(
             kind=executor, workers=workers, tasks=tasks, partition=partition, time=time_limit,

@@ -46,8 +46,9 @@ from cloneprobe.evidence.verdict import (
     VerdictRule,
     task_verdict,
 )
+from cloneprobe.signals.registry import LIKELIHOOD_SIGNALS
 
-LIKELIHOOD = ("perplexity", "zlib", "min_k", "min_k_plus_plus")
+LIKELIHOOD = LIKELIHOOD_SIGNALS
 
 
 def load_control(folder: Path) -> dict:
