@@ -77,7 +77,15 @@ def apply(options: list[Callable]) -> Callable:
 
 class AliasedOption(click.Option):
     """An option with old spellings (`old=("--prompt-set",)`) kept for one release: they are
-    accepted, hidden from --help, and using one prints a note naming the new spelling."""
+    accepted, hidden from --help, and using one prints a note naming the new spelling. A
+    `show_default` text is shown as the default itself (a setting's default the value leaves
+    unset, so the store records that none was given)."""
+
+    def get_help_extra(self, ctx: click.Context):
+        extra = super().get_help_extra(ctx)
+        if isinstance(self.show_default, str) and "default" in extra:
+            extra["default"] = self.show_default
+        return extra
 
     def __init__(self, *args, old: tuple[str, ...] = (), **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -113,9 +121,7 @@ class AliasedOption(click.Option):
 
 def option(*decls, old: tuple[str, ...] = (), **kwargs) -> Callable:
     """click.option, with old spellings kept as hidden aliases."""
-    if old:
-        return click.option(*decls, cls=AliasedOption, old=old, **kwargs)
-    return click.option(*decls, **kwargs)
+    return click.option(*decls, cls=AliasedOption, old=old, **kwargs)
 
 
 # --- config files: click's default_map --------------------------------------------------------
@@ -266,17 +272,17 @@ def split_names(values) -> list[str]:
 # --- option groups ---------------------------------------------------------------------------
 
 generation_options = apply([
-    click.option("--model", "models", multiple=True, metavar="SPEC",
+    option("--model", "models", multiple=True, metavar="SPEC",
                  show_default=",".join(GENERATION.models),
                  help=meaning("--model", " and samples from: openai:<model>, hf:<path or "
                               "cached id>, or embedded. Repeat for several models.")),
-    click.option("--temperature", "temperatures", multiple=True, type=TEMPERATURE,
+    option("--temperature", "temperatures", multiple=True, type=TEMPERATURE,
                  show_default=",".join(map(str, GENERATION.temperatures)),
                  help=meaning("--temperature", "; repeat for a grid.")),
-    click.option("-n", "n", type=click.IntRange(min=1), default=None,
+    option("-n", "n", type=click.IntRange(min=1), default=None,
                  show_default=str(GENERATION.n),
                  help=meaning("-n", ", prompt variant and temperature.")),
-    click.option("--prompts", "prompts_spec", default=None, metavar="SETS",
+    option("--prompts", "prompts_spec", default=None, metavar="SETS",
                  show_default=GENERATION.prompts,
                  help=meaning("--prompts", " to sample, comma-separated: original, fixed, or "
                               "paths of prompt folders or JSONL.")),
