@@ -144,6 +144,11 @@ def parse_jsonl(text: str, source: str) -> Iterator[tuple[int, dict]]:
             continue
         try:
             record = json.loads(line)
+        except RecursionError:
+            raise BenchmarkError(
+                f"{source}:{number}: JSON nested too deep; each line must be one JSON object "
+                "of plain fields"
+            ) from None
         except json.JSONDecodeError as error:
             raise BenchmarkError(
                 f"{source}:{number}: not valid JSON ({error.msg}; the line may be truncated); "

@@ -61,7 +61,7 @@ def stage_of(module: str) -> str:
     parts = module.split(".")
     if len(parts) < 2 or parts[0] != "cloneprobe":
         return "outside"
-    if parts[1] == "errors":  # the one user-error base class, importable by every stage
+    if parts[1] in ("errors", "atomic"):  # tiny shared modules every stage may import
         return "shared"
     if parts[1] in STAGE_FOLDERS:
         return parts[1]

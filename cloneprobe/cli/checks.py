@@ -47,8 +47,9 @@ class FiniteFloat(click.ParamType):
 
 TEMPERATURE = FiniteFloat(0, 2)
 TOP_P = FiniteFloat(0, 1, low_open=True)
-SECONDS = FiniteFloat(0, None, low_open=True)
-EXEC_SECONDS = FiniteFloat(0.1, None)
+SECONDS = FiniteFloat(0, 86400, low_open=True)
+"""Up to a day: longer is a mistake (and overflows the timers it sets)."""
+EXEC_SECONDS = FiniteFloat(0.1, 86400)
 THRESHOLD = FiniteFloat(0, 1, high_open=True)
 
 
@@ -180,6 +181,21 @@ def check_outputs(options: dict) -> None:
     """Every output path the options name, before any work is done."""
     if options.get("report_dir") is not None:
         check_writable_folder(Path(options["report_dir"]), "--report")
+
+
+def check_not_being_written(store, path: Path) -> None:
+    """A store another command is still writing gives a report of a moment, not of the run:
+    refused, naming the run."""
+    from ..errors import UserError
+
+    live = store.live_runs()
+    if live:
+        run_id, model, pid = live[0]
+        raise UserError(
+            f"{path}: run {run_id} ({model}, process {pid}) is still writing this store, so a "
+            "report now would miss what it has not written yet; wait for it to finish (or stop "
+            "it) and run this again"
+        )
 
 
 def read_api_key_file(path: Path | None) -> str | None:

@@ -46,7 +46,7 @@ def report_command(store_path, models, prompt_sets, benchmark_spec, control_dir,
     from ..benchmarks import load_benchmark
     from ..generation import SampleStore
     from ..pipeline import detect_and_report, select_samples
-    from .checks import check_outputs
+    from .checks import check_not_being_written, check_outputs
     from .console import emit_report, progress_reporter
 
     check_outputs(options)
@@ -60,6 +60,7 @@ def report_command(store_path, models, prompt_sets, benchmark_spec, control_dir,
     benchmark = load_benchmark(benchmark_spec)
     detection = detection_settings(options)
     with SampleStore(store_path, read_only=True) as store:
+        check_not_being_written(store, store_path)
         samples = select_samples(store, list(models), split_names(prompt_sets))
         report = detect_and_report(store, benchmark, detection, samples, progress_reporter())
         if control is not None:
