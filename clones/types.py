@@ -105,7 +105,7 @@ def choose_types(
             if value is not None and value != own]  # fmt: skip
         if changed:
             raise ConfigError(
-                f"--type {type_name} means threshold {base.threshold:g} with {base.rename} "
+                f"--type {type_name} means threshold {float(base.threshold):g} with {base.rename} "
                 f"renaming, but {' and '.join(changed)} says otherwise; give --type alone, or "
                 "--threshold/--rename without --type for a custom type"
             )

@@ -30,10 +30,11 @@ def export_command(store_path, out_path, models, prompt_sets) -> None:
 
     from ..errors import UserError
     from ..generation import SampleStore, write_humaneval_jsonl
-    from .checks import check_not_being_written, check_output_file
+    from .checks import check_not_being_written, check_output_file, check_store_path
     from .console import error_console
 
     prompt_sets = split_names(prompt_sets)
+    check_store_path(store_path)
     check_output_file(out_path, "--out", inputs=[store_path])
     with SampleStore(store_path, read_only=True) as store:
         check_not_being_written(store, store_path)

@@ -46,10 +46,11 @@ def report_command(store_path, models, prompt_sets, benchmark_spec, control_dir,
     from ..benchmarks import load_benchmark
     from ..generation import SampleStore
     from ..pipeline import detect_and_report, select_samples
-    from .checks import check_not_being_written, check_outputs
+    from .checks import check_not_being_written, check_outputs, check_store_path
     from .console import emit_report, progress_reporter
 
     check_outputs(options)
+    check_store_path(store_path)
     if (
         control_dir is None
         and (store_path.parent / "control.json").is_file()
