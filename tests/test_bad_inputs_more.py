@@ -186,9 +186,8 @@ def test_an_interrupted_export_leaves_no_partial_file_and_the_old_one_whole(tmp_
         yield from samples
         raise KeyboardInterrupt  # Ctrl-C after the last sample, before the file is complete
 
-    with SampleStore(store, read_only=True) as opened:
-        with pytest.raises(KeyboardInterrupt):
-            write_humaneval_jsonl(interrupted(list(opened.samples()) * 50), out)
+    with SampleStore(store, read_only=True) as opened, pytest.raises(KeyboardInterrupt):
+        write_humaneval_jsonl(interrupted(list(opened.samples()) * 50), out)
     assert out.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir() if "o.jsonl" in p.name) == ["o.jsonl"]
 

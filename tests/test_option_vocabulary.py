@@ -42,8 +42,9 @@ def test_an_option_shared_by_commands_has_one_meaning_and_one_type():
         if len(helps) > 1:  # declared more than once: each help starts with the one meaning
             stem = VOCABULARY.get(spelling)
             if stem is None:
-                wrong.append(f"{spelling}: declared differently in "
-                             f"{sorted(c for c, _ in uses)} with no entry in VOCABULARY")  # fmt: skip
+                commands = sorted(c for c, _ in uses)
+                wrong.append(f"{spelling}: declared differently in {commands} with no entry "
+                             "in VOCABULARY")  # fmt: skip
                 continue
             wrong += [f"{spelling} in {c}: help {p.help!r} does not start with {stem!r}"
                       for c, p in uses if not (p.help or "").startswith(stem)]  # fmt: skip
