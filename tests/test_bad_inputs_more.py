@@ -95,6 +95,10 @@ CASES = {
     "--out ''": (lambda t: ["export", "--store", store_with(t), "--out", ""], "--out",
                  "empty path"),
     "--store newdir/": (lambda t: [*GEN, "--store", f"{t}/newdir/"], "newdir/", "names a folder"),
+    "--out newdir/": (lambda t: ["export", "--store", filled_store(t), "--out", f"{t}/newdir/"],
+                      "newdir/", "names a folder"),
+    "prompts --export newdir/": (lambda t: ["prompts", "--export", f"{t}/newdir/"], "newdir/",
+                                 "names a folder"),
     # --- config values of the wrong type ---
     "config store = 5": (lambda t: [*GEN, "--config", config(t, "store = 5")], "'store' is 5",
                          "a string"),

@@ -167,14 +167,24 @@ class CheckedPath(click.Path):
         return super().convert(value, param, ctx)
 
 
-class StorePath(CheckedPath):
-    """A store path: a trailing slash means a folder, which a store cannot be."""
+class FilePath(CheckedPath):
+    """A file to write: a trailing slash names a folder, which the file cannot be (and
+    `newdir/` must not quietly make a file named `newdir`)."""
+
+    def __init__(self, *args, example: str = "out.jsonl", **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.example = example
 
     def convert(self, value, param, ctx):
         if isinstance(value, str) and value.endswith(("/", os.sep)) and len(value) > 1:
-            self.fail(f"{value!r} ends with a slash, so it names a folder; give a file path "
-                      f"for the store, e.g. {value}cloneprobe.sqlite", param, ctx)  # fmt: skip
+            self.fail(f"{value!r} ends with a slash, so it names a folder; give a file path, "
+                      f"e.g. {value}{self.example}", param, ctx)  # fmt: skip
         return super().convert(value, param, ctx)
+
+
+def StorePath(*args, **kwargs) -> FilePath:
+    """A store's path (a file: `cloneprobe.sqlite` in the example of the error)."""
+    return FilePath(*args, example="cloneprobe.sqlite", **kwargs)
 
 
 def check_outputs(options: dict) -> None:

