@@ -11,11 +11,14 @@ import json
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .benchmarks.registry import DEFAULT_BENCHMARK
 from .errors import UserError
-from .execution import Limits
 from .generation import DEFAULT_STORE
+
+if TYPE_CHECKING:
+    from .execution import Limits
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,8 @@ class ExecutionSettings:
 
     @property
     def limits(self) -> Limits:
+        from .execution import Limits  # on first use: --help reads these defaults fast
+
         return Limits(timeout=self.timeout, cpu_seconds=max(10, math.ceil(self.timeout)))
 
 

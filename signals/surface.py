@@ -15,12 +15,12 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rapidfuzz.distance import Levenshtein
-
 from .base import SignalScore, TaskInputs
 
 
 def similarity(sample: str, canonical: str) -> float:
+    from rapidfuzz.distance import Levenshtein  # on first use: --help lists signals fast
+
     return Levenshtein.normalized_similarity(sample, canonical)
 
 
