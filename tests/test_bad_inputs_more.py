@@ -39,6 +39,11 @@ def filled_store(tmp: Path, name: str = "s.sqlite", completion: str = "    retur
     return path
 
 
+def bench(tmp: Path) -> Path:
+    return jsonl(tmp / "bench.jsonl", {"task_id": "B/0", "prompt": "def f(x):\n",
+                                       "canonical_solution": "    return x\n", "entry_point": "f"})
+
+
 def config(tmp: Path, *lines: str) -> Path:
     return write(tmp / "c.toml", "\n".join(["[generate]", *lines]) + "\n")
 
@@ -90,6 +95,9 @@ CASES = {
     "prompts export (old --set) over a store": (
         lambda t: ["prompts", "--set", "fixed", "--export", store_with(t)], "store.sqlite",
         "is a sample store"),
+    "prompts export over its benchmark": (
+        lambda t: ["prompts", "--benchmark", bench(t), "--export", t / "bench.jsonl"],
+        "bench.jsonl", "also this command's input"),
     "--report ''": (lambda t: ["report", "--store", store_with(t), "--report", ""], "--report",
                     "empty path"),
     "--out ''": (lambda t: ["export", "--store", store_with(t), "--out", ""], "--out",

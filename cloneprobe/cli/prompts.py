@@ -78,7 +78,8 @@ def prompts_command(
     from .console import error_console, output_console
 
     if export_path is not None:
-        check_output_file(export_path, "--export")
+        check_output_file(export_path, "--export", inputs=[Path(benchmark_spec),
+                                                           *([Path(set_spec)] if set_spec else [])])
     benchmark = load_benchmark(benchmark_spec)
     if diff_task and not set_spec and "fixed" not in benchmark.prompt_sets:
         raise BenchmarkError(
