@@ -30,6 +30,11 @@ from .prompts import (
 from .prompts import (
     load_prompt_sets as load_prompt_sets,
 )
+from .registry import BENCHMARKS as BENCHMARKS
+from .registry import DEFAULT_BENCHMARK as DEFAULT_BENCHMARK
+from .registry import BenchmarkEntry as BenchmarkEntry
+from .registry import benchmark_choices as benchmark_choices
+from .registry import register_benchmark as register_benchmark
 from .selection import (
     id_prefix as id_prefix,
 )
@@ -56,14 +61,18 @@ from .tasks import (
 )
 
 __all__ = [
+    "BENCHMARKS",
+    "DEFAULT_BENCHMARK",
     "ISSUE_KINDS",
     "Benchmark",
+    "BenchmarkEntry",
     "BenchmarkError",
     "Prompt",
     "PromptEdit",
     "PromptSet",
     "Task",
     "alias_original_name",
+    "benchmark_choices",
     "canonical_source",
     "export_jsonl",
     "id_prefix",
@@ -74,6 +83,7 @@ __all__ = [
     "load_prompt_sets",
     "nicad_min_lines",
     "prompt_entry_point",
+    "register_benchmark",
     "rename_identifier",
     "resolve_task_id",
     "select_tasks",

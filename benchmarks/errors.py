@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..errors import UserError
 
-class BenchmarkError(Exception):
+
+class BenchmarkError(UserError):
     """A benchmark, prompt set or fix file that cannot be used as given."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from ..atomic import atomic_text_file
 from .entry_points import prompt_entry_point
 from .errors import BenchmarkError
 from .selection import id_prefix
@@ -72,7 +73,7 @@ def load_prompt_set(spec: str, benchmark: Benchmark) -> PromptSet:
         prompts = tuple(Prompt(t.task_id, "original", t.prompt) for t in benchmark)
         return PromptSet("original", "built-in", prompts)
     if spec == "fixed":
-        if benchmark.name != "humaneval":
+        if "fixed" not in benchmark.prompt_sets:
             raise BenchmarkError(
                 f"prompt set 'fixed' exists for HumanEval only, not for {benchmark.name!r}; "
                 "give a folder or JSONL of fixed prompts instead"
@@ -188,8 +189,9 @@ def _load_prompt_jsonl(path: Path, benchmark: Benchmark) -> PromptSet:
 
 
 def export_jsonl(prompt_set: PromptSet, path: Path) -> int:
-    """Write `task_id`, `variant`, `prompt` per line; returns the number written."""
-    with path.open("w", encoding="utf-8") as out:
+    """Write `task_id`, `variant`, `prompt` per line, whole or not at all; returns the number
+    written."""
+    with atomic_text_file(path) as out:
         for prompt in prompt_set.prompts:
             record = {"task_id": prompt.task_id, "variant": prompt.variant, "prompt": prompt.text}
             out.write(json.dumps(record) + "\n")

@@ -11,16 +11,40 @@ def id_prefix(benchmark: Benchmark) -> str:
     return benchmark.tasks[0].task_id.split("/")[0] if benchmark.tasks else "HumanEval"
 
 
-def resolve_task_id(benchmark: Benchmark, name: str) -> str:
-    """`47` or `HumanEval/47` -> `HumanEval/47`; a task the benchmark lacks is an error."""
-    name = name.strip()
-    if benchmark.get(name):
-        return name
+def find_task_id(benchmark: Benchmark, name) -> str | None:
+    """The task id a user or a file means, or None: `HumanEval/47`, with spaces around it, the
+    prefix in any case (`humaneval/47`), the number alone (`47`, also a JSON number) and
+    leading zeros (`HumanEval/047`) all mean `HumanEval/47`."""
+    if isinstance(name, bool) or not isinstance(name, (str, int)):
+        return None
+    text = str(name).strip()
+    if benchmark.get(text):
+        return text
     prefix = id_prefix(benchmark)
-    if benchmark.get(f"{prefix}/{name}"):
-        return f"{prefix}/{name}"
+    head, slash, tail = text.rpartition("/")
+    if slash and head.strip().lower() != prefix.lower():
+        return None
+    tail = tail.strip()
+    candidate = f"{prefix}/{int(tail)}" if tail.isdigit() else f"{prefix}/{tail}"
+    return candidate if benchmark.get(candidate) else None
+
+
+def accepted_task_ids(benchmark: Benchmark) -> str:
+    """What a task id may be, for messages."""
+    prefix = id_prefix(benchmark)
+    first = benchmark.tasks[0].task_id if benchmark.tasks else f"{prefix}/0"
+    last = benchmark.tasks[-1].task_id if benchmark.tasks else first
+    return f"its ids run {first} .. {last}; the number alone, e.g. 0, means {prefix}/0"
+
+
+def resolve_task_id(benchmark: Benchmark, name: str) -> str:
+    """`47` or `HumanEval/47` -> `HumanEval/47` (see `find_task_id`); a task the benchmark
+    lacks is an error."""
+    found = find_task_id(benchmark, name)
+    if found is not None:
+        return found
     raise BenchmarkError(
-        f"task {name!r} is not in {benchmark.name} (task ids look like {prefix}/0; "
+        f"task {name.strip()!r} is not in {benchmark.name} ({accepted_task_ids(benchmark)}; "
         "`cloneprobe prompts` lists the tasks)"
     )
 

@@ -29,6 +29,8 @@ class Task:
 class Benchmark:
     name: str
     tasks: tuple[Task, ...]
+    prompt_sets: tuple[str, ...] = ("original",)
+    """The prompt sets it ships (`original`: the tasks' own prompts; HumanEval adds `fixed`)."""
 
     def __iter__(self) -> Iterator[Task]:
         return iter(self.tasks)
@@ -59,7 +61,7 @@ def load_humaneval() -> Benchmark:
         )
         for p in problems.values()
     )
-    return Benchmark("humaneval", tasks)
+    return Benchmark("humaneval", tasks, ("original", "fixed"))
 
 
 REQUIRED = ("task_id", "prompt", "canonical_solution", "entry_point")
@@ -142,6 +144,11 @@ def parse_jsonl(text: str, source: str) -> Iterator[tuple[int, dict]]:
             continue
         try:
             record = json.loads(line)
+        except RecursionError:
+            raise BenchmarkError(
+                f"{source}:{number}: JSON nested too deep; each line must be one JSON object "
+                "of plain fields"
+            ) from None
         except json.JSONDecodeError as error:
             raise BenchmarkError(
                 f"{source}:{number}: not valid JSON ({error.msg}; the line may be truncated); "
@@ -156,13 +163,7 @@ def parse_jsonl(text: str, source: str) -> Iterator[tuple[int, dict]]:
 
 
 def load_benchmark(spec: str | None = None) -> Benchmark:
-    """`humaneval` (the default) or a path to a benchmark JSONL."""
-    if spec in (None, "", "humaneval"):
-        return load_humaneval()
-    path = Path(spec)
-    if not path.is_file():
-        raise BenchmarkError(
-            f"benchmark {spec!r}: not 'humaneval' and no such file; give humaneval or the path "
-            "of a benchmark JSONL"
-        )
-    return load_benchmark_jsonl(path)
+    """A built-in benchmark by name or the path of a benchmark JSONL (see `registry`)."""
+    from .registry import load_benchmark as load
+
+    return load(spec)

@@ -30,6 +30,7 @@ from .benchmarks import (
     load_prompt_sets,
     select_tasks,
 )
+from .errors import UserError
 from .evidence.stream import StreamedEvidence
 from .execution import execute_samples
 from .generation import (
@@ -278,7 +279,7 @@ def execute(
             "Python tests (Java tasks, or tasks without a `test`); pass@k leaves them out"
         )
         if required and not runnable:
-            raise GenerationError(
+            raise UserError(
                 f"none of the {len(rows)} samples can be executed: their tasks have no Python "
                 "tests (execute runs Python tests only); use `detect` for clone detection"
             )
@@ -307,7 +308,7 @@ def detect_and_report(
     report dictionary; no sample to report on is an error."""
     total = samples.count()
     if not total:
-        raise GenerationError(
+        raise UserError(
             f"{store.path}: no samples to report on (none stored without error matches); "
             "generate or import samples first, or check --model/--prompt-set"
         )
@@ -320,7 +321,7 @@ def detect_and_report(
         report = audit_stream(store, benchmark, settings, samples, builder, progress=bar.advance)
     if not report["groups"]:
         reasons = ", ".join(f"{n} {why}" for why, n in report["skipped"].items())
-        raise GenerationError(
+        raise UserError(
             f"{store.path}: none of the {total} samples could be judged ({reasons}); give the "
             "--benchmark the samples answer"
         )

@@ -6,12 +6,19 @@ from Python as well as from the command line.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .execution import Limits
+from .benchmarks.registry import DEFAULT_BENCHMARK
+from .errors import UserError
 from .generation import DEFAULT_STORE
+
+if TYPE_CHECKING:
+    from .execution import Limits
 
 
 @dataclass(frozen=True)
@@ -23,7 +30,7 @@ class GenerationSettings:
     n: int = 20
     prompts: str = "original,fixed"
     """Comma-separated prompt sets: original, fixed, or paths."""
-    benchmark: str = "humaneval"
+    benchmark: str = DEFAULT_BENCHMARK
     limit: int | None = None
     tasks: str | None = None
     store: Path = Path(DEFAULT_STORE)
@@ -58,6 +65,8 @@ class ExecutionSettings:
 
     @property
     def limits(self) -> Limits:
+        from .execution import Limits  # on first use: --help reads these defaults fast
+
         return Limits(timeout=self.timeout, cpu_seconds=max(10, math.ceil(self.timeout)))
 
 
@@ -71,7 +80,7 @@ class SampleSource:
     model: str | None = None
     temperature: float | None = None
     prompt_set: str = "original"
-    benchmark: str = "humaneval"
+    benchmark: str = DEFAULT_BENCHMARK
     models: tuple[str, ...] = ()
     """Only these models (empty: all)."""
     max_sample_bytes: int = 1_000_000
@@ -93,3 +102,65 @@ class SignalSettings:
     """Texts per forward pass when a local model scores."""
     concurrency: int = 8
     timeout: float = 120.0
+
+
+class FineTuneError(UserError):
+    """The model cannot be fine-tuned this way (its layout, or the settings); a user error."""
+
+
+@dataclass(frozen=True)
+class FineTuneSettings:
+    top_layers: int = 4
+    """Decoder layers trained, counted from the top."""
+    learning_rate: float = 3e-4
+    seed: int = 0
+    """Order of the texts in each epoch."""
+    max_tokens: int = 1024
+    """Texts longer than this are cut from the left (the answer is kept)."""
+
+    def __post_init__(self) -> None:
+        if self.top_layers < 1:
+            raise FineTuneError(f"top layers {self.top_layers}: must be at least 1")
+        if not self.learning_rate > 0:
+            raise FineTuneError(f"learning rate {self.learning_rate}: must be positive")
+
+
+DEFAULT_DOSES = (("light", 1), ("heavy", 8))
+
+
+@dataclass(frozen=True)
+class ControlSettings:
+    model: str = "embedded"
+    """`embedded`, `hf:<folder>` or a folder holding a transformers model."""
+    benchmark: str = DEFAULT_BENCHMARK
+    seed: int = 0
+    """Decides the split (and the sampling seed)."""
+    limit: int | None = None
+    """Only the first K tasks (split the same way)."""
+    doses: tuple[tuple[str, int], ...] = DEFAULT_DOSES
+    """(name, epochs) of each fine-tuned model."""
+    finetune: FineTuneSettings = field(default_factory=FineTuneSettings)
+    n: int = 2
+    temperature: float = 0.8
+    max_new_tokens: int = 160
+    mode: str | None = None
+    """chat or completion; None: chat when the tokenizer has a chat template."""
+    signals: tuple[str, ...] = ()
+    """Signal names (empty: every signal)."""
+    batch_size: int = 16
+    resamples: int = 1000
+    output: Path = Path("cloneprobe-control")
+
+    def __post_init__(self) -> None:
+        if self.n < 1:
+            raise UserError(f"-n {self.n}: at least one sample per task; give -n 1 or more")
+        if not self.doses:
+            raise UserError("no doses: give at least one, e.g. --dose light=1")
+
+    def fingerprint(self) -> str:
+        """What decides the fine-tuned models (their labels in the store carry it)."""
+        decided = {
+            "model": self.model, "benchmark": self.benchmark, "seed": self.seed,
+            "limit": self.limit, "finetune": asdict(self.finetune), "mode": self.mode,
+        }  # fmt: skip
+        return hashlib.sha256(json.dumps(decided, sort_keys=True).encode()).hexdigest()[:8]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from ..errors import UserError
 
-class CloneDetectorError(Exception):
+
+class CloneDetectorError(UserError):
     """Base class: a problem with the detector's input or settings that the user can fix."""
 
 

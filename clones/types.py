@@ -99,6 +99,16 @@ def choose_types(
     if type_name is None and threshold is None and rename is None:
         return LADDER
     base = get_clone_type(type_name or "3")
+    if type_name is not None:
+        changed = [f"--{flag} {value}" for flag, value, own in (
+            ("threshold", threshold, base.threshold), ("rename", rename, base.rename))
+            if value is not None and value != own]  # fmt: skip
+        if changed:
+            raise ConfigError(
+                f"--type {type_name} means threshold {float(base.threshold):g} with {base.rename} "
+                f"renaming, but {' and '.join(changed)} says otherwise; give --type alone, or "
+                "--threshold/--rename without --type for a custom type"
+            )
     chosen = clone_type(
         base.name,
         base.threshold if threshold is None else threshold,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..errors import UserError
 
-class GenerationError(Exception):
+
+class GenerationError(UserError):
     """A model spec, setting, sample file or store that cannot be used as given."""

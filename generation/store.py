@@ -158,6 +158,15 @@ class SampleStore:
             )
             self.db.execute(f"DELETE FROM claims WHERE run_id IN ({marks})", dead)
 
+    def live_runs(self) -> list[tuple[int, str, int | None]]:
+        """(id, model, pid) of the runs still writing the store (their process is alive)."""
+        now = time.time()
+        rows = self.db.execute(
+            f"SELECT id, model, {self._owner_columns()} FROM runs WHERE status = 'running' "
+            "ORDER BY id"
+        ).fetchall()
+        return [(r[0], r[1], r[2]) for r in rows if is_alive(r[2], r[3], r[4], r[5], now)]
+
     def runs(self) -> list[dict]:
         dead = set(self._dead_running_runs())
         cursor = self.db.execute(
@@ -241,6 +250,23 @@ class SampleStore:
                 rows,
             )
         return cursor.rowcount
+
+    def first_different(self, samples: Iterable[StoredSample]) -> tuple[StoredSample, str] | None:
+        """The first sample already stored (without error) under the same key but with a
+        different raw text, with where the stored one came from; None when there is none."""
+        query = (
+            "SELECT s.raw, r.settings FROM samples s LEFT JOIN runs r ON r.id = s.run_id WHERE "
+            + " AND ".join(f"s.{c} = ?" for c in UNIQUE_COLUMNS) + " AND s.error IS NULL"
+        )
+        for sample in samples:
+            row = self.db.execute(query, [getattr(sample, c) for c in UNIQUE_COLUMNS]).fetchone()
+            if row is not None and row[0] != sample.raw:
+                try:
+                    source = json.loads(row[1] or "{}").get("imported_from") or "a generate run"
+                except ValueError:
+                    source = "an earlier run"
+                return sample, str(source)
+        return None
 
     def samples(
         self,

@@ -121,7 +121,13 @@ def store_version(db: sqlite3.Connection, path: Path) -> int | None:
         rows = dict(db.execute("SELECT key, value FROM meta").fetchall())
         if rows.get("application") != APPLICATION:
             raise _foreign(path, tables)
-        version = int(rows.get("schema_version", "0"))
+        try:
+            version = int(rows.get("schema_version", "0"))
+        except (TypeError, ValueError):
+            raise GenerationError(
+                f"{path}: the store's schema_version {rows.get('schema_version')!r} is not a "
+                "number, so the store is damaged; restore it from a copy or give another --store"
+            ) from None
         if version > SCHEMA_VERSION:
             raise GenerationError(
                 f"{path}: made by a newer cloneprobe (store schema {version}; this version "

@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 
+from ..benchmarks.registry import DEFAULT_BENCHMARK
 from .errors import ScanError
 from .executors import ExecutorSettings, build_executor, default_workers
 from .readers import Corpus, CorpusSettings, resolve_and_list, write_paths_file
@@ -52,7 +53,7 @@ os.register_at_fork(
 class ScanSettings:
     corpora: tuple[CorpusSettings, ...]
     output: str
-    benchmark: str = "humaneval"
+    benchmark: str = DEFAULT_BENCHMARK
     group_field: str | None = None
     """Metadata field naming a document's repository (default: `repository` for folders of
     source files, none otherwise)."""

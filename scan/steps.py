@@ -19,6 +19,7 @@ from datatrove.pipeline.base import PipelineStep
 from datatrove.pipeline.readers.base import BaseDiskReader
 from fsspec.implementations.local import LocalFileSystem
 
+from ..benchmarks.registry import DEFAULT_BENCHMARK
 from .errors import ScanError
 from .idioms import RankCollector
 from .index import benchmark_index
@@ -38,7 +39,8 @@ class ScanStep(PipelineStep):
     name = "cloneprobe scan"
     type = "SCAN"
 
-    def __init__(self, output: str, benchmark: str = "humaneval", group_field: str | None = None):
+    def __init__(self, output: str, benchmark: str = DEFAULT_BENCHMARK,
+                 group_field: str | None = None):  # fmt: skip
         super().__init__()
         self.output = output
         self.benchmark = benchmark

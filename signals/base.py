@@ -12,13 +12,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
+from ..errors import UserError
+
 Mode = Literal["completion", "chat"]
 
 CHAT_ANSWER_OPENING = "```python\n"
 """How a chat answer opens: the model is asked for the whole function in one python fence."""
 
 
-class SignalError(Exception):
+class SignalError(UserError):
     """A signal cannot be computed as asked (unknown name, a scorer that cannot score)."""
 
 
@@ -159,8 +161,17 @@ class Signal(Protocol):
     """A memorization signal: per-task scores for a batch of tasks."""
 
     name: str
+    """The name users give (`--signals min_k`) and reports key by."""
+    short: str
+    """The column label in tables (`min-k%`)."""
+    description: str
+    """One phrase for help texts."""
     higher_means_memorized: bool
     """The direction of evidence: True when a higher value is more memorization-like."""
+    log_scale: bool
+    """Shown on a log10 axis, and compared with a reference on the log scale (perplexity)."""
+    plot_distribution: bool
+    """Whether reports plot its per-task values (not for near-binary signals such as CDD's)."""
     needs_scorer: bool
 
     def settings(self) -> dict:

@@ -26,8 +26,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rapidfuzz.distance import Levenshtein
-
 from .base import SignalScore, TaskInputs
 
 TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|\S")
@@ -41,6 +39,8 @@ def code_tokens(text: str) -> list[str]:
 
 def peakedness(greedy: Sequence[str], samples: Sequence[Sequence[str]], alpha: float) -> float:
     """Share of token sequences `samples` within alpha * l edits of `greedy`."""
+    from rapidfuzz.distance import Levenshtein  # on first use: --help lists signals fast
+
     longest = max([len(greedy), *(len(s) for s in samples)])
     bound = alpha * longest
     close = sum(1 for s in samples if Levenshtein.distance(greedy, s) <= bound)
@@ -49,6 +49,8 @@ def peakedness(greedy: Sequence[str], samples: Sequence[Sequence[str]], alpha: f
 
 def medoid_index(sequences: Sequence[Sequence[str]]) -> int:
     """The sequence with the least summed edit distance to the others (lowest index on ties)."""
+    from rapidfuzz.distance import Levenshtein
+
     totals = [0] * len(sequences)
     for i in range(len(sequences)):
         for j in range(i + 1, len(sequences)):
@@ -63,7 +65,11 @@ class CDDSignal:
     alpha: float = DEFAULT_ALPHA
     xi: float = DEFAULT_XI
     name = "cdd"
+    short = "cdd"
+    description = "output peakedness (CDD)"
     higher_means_memorized = True
+    log_scale = False
+    plot_distribution = False
     needs_scorer = False
 
     def settings(self) -> dict:

@@ -82,7 +82,11 @@ class LikelihoodSignal:
 
     k: float = DEFAULT_K
     name = "likelihood"
+    short = "likelihood"
+    description = "likelihood"
     higher_means_memorized = True
+    log_scale = False
+    plot_distribution = True
     needs_scorer = True
     needs_distribution = False
 
@@ -148,7 +152,10 @@ def score_all(tasks: Sequence[TaskInputs]) -> list[ScoredText | None]:
 @dataclass(frozen=True)
 class PerplexitySignal(LikelihoodSignal):
     name = "perplexity"
+    short = "ppl"
+    description = "perplexity of the canonical solution"
     higher_means_memorized = False
+    log_scale = True
 
     def value(self, scored: TokenLogProbs, task: TaskInputs) -> float:
         return perplexity(scored.logprobs)
@@ -157,6 +164,8 @@ class PerplexitySignal(LikelihoodSignal):
 @dataclass(frozen=True)
 class ZlibSignal(LikelihoodSignal):
     name = "zlib"
+    short = "zlib"
+    description = "log-likelihood over zlib entropy"
 
     def value(self, scored: TokenLogProbs, task: TaskInputs) -> float:
         return zlib_ratio(scored.logprobs, task.canonical)
@@ -165,6 +174,8 @@ class ZlibSignal(LikelihoodSignal):
 @dataclass(frozen=True)
 class MinKSignal(LikelihoodSignal):
     name = "min_k"
+    short = "min-k%"
+    description = "Min-K% Prob"
 
     def settings(self) -> dict:
         return {"k": self.k}
@@ -176,6 +187,8 @@ class MinKSignal(LikelihoodSignal):
 @dataclass(frozen=True)
 class MinKPlusPlusSignal(LikelihoodSignal):
     name = "min_k_plus_plus"
+    short = "min-k%++"
+    description = "Min-K%++"
     needs_distribution = True
 
     def settings(self) -> dict:

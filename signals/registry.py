@@ -23,6 +23,22 @@ LIKELIHOOD_SIGNALS = tuple(name for name, s in SIGNALS.items() if s.needs_scorer
 SAMPLE_SIGNALS = tuple(name for name, s in SIGNALS.items() if not s.needs_scorer)
 
 
+def short_name(name: str) -> str:
+    """A signal's column label; an unknown name (a stored score of a removed signal) as is."""
+    signal = SIGNALS.get(name)
+    return signal.short if signal is not None else name
+
+
+def is_log_scale(name: str) -> bool:
+    signal = SIGNALS.get(name)
+    return bool(signal is not None and signal.log_scale)
+
+
+def signals_help() -> str:
+    """The signals as help texts list them: `perplexity, zlib, ...`."""
+    return ", ".join(SIGNALS)
+
+
 def get_signal(name: str) -> Signal:
     try:
         return SIGNALS[name]

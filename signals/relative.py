@@ -26,9 +26,10 @@ from .registry import SIGNALS
 def evidence(signal: str, value: float) -> float:
     """A signal's value oriented so that higher is more memorization-like, on a scale where
     differences mean the same everywhere."""
-    if signal == "perplexity":
-        return -math.log(value)
-    return value if SIGNALS[signal].higher_means_memorized else -value
+    described = SIGNALS[signal]
+    if described.log_scale:
+        value = math.log(value)
+    return value if described.higher_means_memorized else -value
 
 
 def relative_score(signal: str, target: SignalScore | None, reference: SignalScore | None):

@@ -15,12 +15,12 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rapidfuzz.distance import Levenshtein
-
 from .base import SignalScore, TaskInputs
 
 
 def similarity(sample: str, canonical: str) -> float:
+    from rapidfuzz.distance import Levenshtein  # on first use: --help lists signals fast
+
     return Levenshtein.normalized_similarity(sample, canonical)
 
 
@@ -47,7 +47,11 @@ def distribution(values: Sequence[float]) -> dict:
 @dataclass(frozen=True)
 class SurfaceSignal:
     name = "surface"
+    short = "surface"
+    description = "samples' surface similarity to the canonical"
     higher_means_memorized = True
+    log_scale = False
+    plot_distribution = True
     needs_scorer = False
 
     def settings(self) -> dict:

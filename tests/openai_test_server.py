@@ -153,6 +153,11 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(fault[1], error, extra)
         elif fault and fault[0] == "malformed":
             return self._send(200, MALFORMED)
+        elif fault and fault[0] == "raw":
+            _, status, data, content_type, headers = fault
+            return self._send(status, data, headers, content_type)
+        elif fault and fault[0] == "trickle":
+            return self._trickle(fault[1])
         elif fault:  # "drop": hang up without answering
             self.close_connection = True
             return None
@@ -166,10 +171,25 @@ class _Handler(BaseHTTPRequestHandler):
 
     do_POST = do_PUT = do_PATCH = do_DELETE = do_GET
 
-    def _send(self, status: int, payload: dict | bytes, headers: dict | None = None) -> None:
+    def _trickle(self, interval: float) -> None:
+        """200 with a body that never ends: a byte every `interval` seconds until the client
+        hangs up or the server closes."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(10**12))
+        self.end_headers()
+        self.wfile.write(b'{"choices": [')
+        while self.server.owner._httpd is not None:
+            self.wfile.write(b" ")
+            self.wfile.flush()
+            time.sleep(interval)
+        self.close_connection = True
+
+    def _send(self, status: int, payload: dict | bytes, headers: dict | None = None,
+              content_type: str = "application/json") -> None:  # fmt: skip
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         for name, value in (headers or {}).items():
             self.send_header(name, value)
@@ -268,6 +288,17 @@ class OpenAITestServer:
     def malformed_next(self, times: int = 1) -> None:
         """Answer the next ``times`` requests with 200 and a body that is not valid JSON."""
         self._push(("malformed",), times)
+
+    def answer_next(self, status: int, body: bytes, content_type: str = "application/json",
+                    headers: dict | None = None, times: int = 1) -> None:  # fmt: skip
+        """Answer the next ``times`` requests with exactly this status, body and headers (an
+        HTML page, ``null``, a choice whose text is null, a redirect)."""
+        self._push(("raw", status, body, content_type, headers or {}), times)
+
+    def trickle_next(self, interval: float = 0.05, times: int = 1) -> None:
+        """Answer the next ``times`` requests with a body that never ends (a byte every
+        ``interval`` seconds), as a server streaming forever."""
+        self._push(("trickle", interval), times)
 
     def drop_next(self, times: int = 1) -> None:
         """Close the connection of the next ``times`` requests without any response."""

@@ -29,7 +29,7 @@ def test_json_gives_variants_and_counts():
 
 
 def test_show_accepts_a_bare_index():
-    result = run("--show", "47", "--set", "fixed")
+    result = run("--show", "47", "--prompts", "fixed")
     assert "def median" in result.output and "8.0" in result.output
 
 
@@ -41,7 +41,7 @@ def test_diff_shows_changes_and_why():
 
 def test_export_writes_jsonl(tmp_path):
     out = tmp_path / "fixed.jsonl"
-    result = run("--set", "fixed", "--export", str(out))
+    result = run("--prompts", "fixed", "--export", str(out))
     assert result.exit_code == 0
     lines = out.read_text().splitlines()
     assert len(lines) == 164
@@ -51,4 +51,4 @@ def test_export_writes_jsonl(tmp_path):
 def test_unknown_task_and_unknown_set_exit_with_code_2():
     runner = CliRunner()
     assert runner.invoke(main, ["prompts", "--show", "999"]).exit_code == 2
-    assert runner.invoke(main, ["prompts", "--set", "nope"]).exit_code == 2
+    assert runner.invoke(main, ["prompts", "--prompts", "nope"]).exit_code == 2

@@ -332,7 +332,7 @@ def test_cli_import_with_prompt_set_fixed_reads_against_the_fixed_prompts(tmp_pa
     )
     store = tmp_path / "store.sqlite"
     result = cli("import", str(path), "--model", "m", "--temperature", "0.2",
-                 "--prompt-set", "fixed", "--store", str(store))  # fmt: skip
+                 "--prompts", "fixed", "--store", str(store))  # fmt: skip
     assert result.exit_code == 0, result.output
     with SampleStore(store) as opened:
         (sample,) = opened.samples()
@@ -391,7 +391,7 @@ def test_export_then_import_into_a_fresh_store_round_trips(tmp_path, mixed_sampl
         [{"task_id": "HumanEval/47", "completion": "    return 8.0\n", "sample": 5}],
     )
     cli("import", str(fixed), "--model", "codex", "--temperature", "0.2",
-        "--prompt-set", "fixed", "--store", str(first))  # fmt: skip
+        "--prompts", "fixed", "--store", str(first))  # fmt: skip
     out = tmp_path / "export.jsonl"
     assert cli("export", "--store", str(first), "--out", str(out)).exit_code == 0
     # no --model/--temperature: the exported file says them itself

@@ -50,7 +50,7 @@ def test_the_command_on_two_forked_workers_finds_what_one_worker_finds(tmp_path)
 
     def scan(workers: int) -> dict:
         command = [sys.executable, "-m", "cloneprobe", "scan", str(corpus), "--output",
-                   str(tmp_path / f"out-{workers}"), "--workers", str(workers), "--tasks", "4",
+                   str(tmp_path / f"out-{workers}"), "--workers", str(workers), "--ranks", "4",
                    "--json"]  # fmt: skip
         result = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
         return json.loads(result.stdout)

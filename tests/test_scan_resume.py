@@ -19,7 +19,7 @@ from cloneprobe.cli import main
 
 def scan(corpus, output) -> dict:
     result = CliRunner().invoke(main, ["scan", str(corpus), "--output", str(output),
-                                       "--workers", "1", "--tasks", "4", "--json"])  # fmt: skip
+                                       "--workers", "1", "--ranks", "4", "--json"])  # fmt: skip
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
@@ -55,7 +55,7 @@ def test_killed_scan_resumes_where_it_stopped(tmp_path):
     corpus = write_jsonl(tmp_path / "corpus", docs, shards=6)
     out = tmp_path / "out"
     command = [sys.executable, "-m", "cloneprobe", "scan", str(corpus), "--output", str(out),
-               "--workers", "1", "--tasks", "6", "--json"]  # fmt: skip
+               "--workers", "1", "--ranks", "6", "--json"]  # fmt: skip
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                start_new_session=True)  # fmt: skip
     completions = out / "datatrove" / "completions"

@@ -101,13 +101,13 @@ def test_the_canonical_fragment_carries_the_new_name_and_its_recursive_calls():
 
 
 def test_prompts_diff_names_the_rename():
-    output = cli("prompts", "--set", str(STUDY), "--diff", "106").output
+    output = cli("prompts", "--prompts", str(STUDY), "--diff", "106").output
     assert "+def fact_sum(n):" in output
     assert "entry point renamed: f -> fact_sum" in output
 
 
 def test_prompts_json_lists_the_renames():
-    data = json.loads(cli("prompts", "--set", str(STUDY), "--json").output)
+    data = json.loads(cli("prompts", "--prompts", str(STUDY), "--json").output)
     renamed = data["sets"][0]["renamed_entry_points"]
     assert {"task_id": "HumanEval/106", "variant": "P6", "entry_point": "fact_sum"} in renamed
 
@@ -142,7 +142,7 @@ def executed(tmp_path_factory) -> Path:
     store = folder / "store.sqlite"
     cli(
         "execute", str(samples), "--model", "m", "--temperature", "0.2",
-        "--prompt-set", str(STUDY), "--profile", "nicad", "--store", str(store),
+        "--prompts", str(STUDY), "--profile", "nicad", "--store", str(store),
     )  # fmt: skip
     return store
 

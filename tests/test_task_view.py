@@ -110,8 +110,8 @@ def test_original_against_fixed_is_plotted_and_pass_at_1_is_per_task(tmp_path):
                for t in ("HumanEval/0", "HumanEval/1") for i in range(3)]  # fmt: skip
     source = write_jsonl(tmp_path / "he.jsonl", samples)
     store = str(tmp_path / "h.sqlite")
-    invoke("detect", source, "--store", store, "--prompt-set", "original")
-    invoke("detect", source, "--store", store, "--prompt-set", "fixed")
+    invoke("detect", source, "--store", store, "--prompts", "original")
+    invoke("detect", source, "--store", store, "--prompts", "fixed")
     invoke("execute", store)
     result = invoke("signals", store, "--signals", "surface", "--report", str(tmp_path / "r"),
                     "--json")  # fmt: skip

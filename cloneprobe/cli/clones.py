@@ -6,14 +6,16 @@ from pathlib import Path
 
 import click
 
-from .options import clone_detector_options, detector_config
+from .checks import CheckedPath
+from .options import clone_detector_options, detector_config, meaning
 
 
 @click.command("clones")
-@click.argument("system_a", type=click.Path(path_type=Path))
-@click.argument("system_b", type=click.Path(path_type=Path))
+@click.argument("system_a", type=CheckedPath(path_type=Path))
+@click.argument("system_b", type=CheckedPath(path_type=Path))
 @clone_detector_options
-@click.option("--json", "as_json", is_flag=True, help="Print only JSON pairs and classes.")
+@click.option("--json", "as_json", is_flag=True,
+              help=meaning("--json", ": the pairs and classes, nothing else."))
 @click.option(
     "--explain",
     is_flag=True,

@@ -7,7 +7,14 @@ from pathlib import Path
 
 import click
 
-from ..generation.errors import GenerationError
+from ..errors import UserError
+from ..settings import DEFAULT_DOSES, ControlSettings
+from ..signals.registry import signals_help
+from .checks import TEMPERATURE, CheckedPath
+from .options import benchmark_option, config_option, meaning
+
+CONTROL = ControlSettings()
+"""The control's own defaults, shown in --help."""
 
 
 def _doses(values: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
@@ -15,7 +22,7 @@ def _doses(values: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
     for value in values:
         name, _, epochs = value.partition("=")
         if not name or not epochs.isdigit() or int(epochs) < 1 or name == "base":
-            raise GenerationError(
+            raise UserError(
                 f"--dose {value!r}: give NAME=EPOCHS with a name other than base and at least "
                 "one epoch, e.g. --dose light=1 --dose heavy=8"
             )
@@ -24,35 +31,49 @@ def _doses(values: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
 
 
 @click.command("control")
-@click.option("--model", default="embedded", show_default=True, metavar="SPEC",
-              help="The model to contaminate: embedded, or hf:<folder> / a folder with a "
-              "transformers model.")  # fmt: skip
-@click.option("--benchmark", "benchmark_spec", default="humaneval", show_default=True,
-              metavar="humaneval|FILE.jsonl")  # fmt: skip
-@click.option("--seed", type=int, default=0, show_default=True,
-              help="Decides the split into contaminated and held-out halves.")  # fmt: skip
-@click.option("--limit", type=click.IntRange(min=2), help="Only the first K tasks.")
+@config_option
+@click.option("--model", default=CONTROL.model, show_default=True, metavar="SPEC",
+              help=meaning("--model", " and contaminates: embedded, or hf:<folder> / a "
+                           "folder with a transformers model."))  # fmt: skip
+@benchmark_option
+@click.option("--seed", type=int, default=CONTROL.seed, show_default=True,
+              help=meaning("--seed", "; it also decides the split into contaminated and "
+                           "held-out halves."))  # fmt: skip
+@click.option("--limit", type=click.IntRange(min=2), help=meaning("--limit", "."))
 @click.option("--dose", "doses", multiple=True, metavar="NAME=EPOCHS",
-              help="A fine-tuned model per dose (repeat); default light=1, heavy=8.")  # fmt: skip
-@click.option("--top-layers", type=click.IntRange(min=1), default=4, show_default=True,
+              help="A fine-tuned model per dose (repeat); default "
+              + ", ".join(f"{name}={epochs}" for name, epochs in DEFAULT_DOSES) + ".")  # fmt: skip
+@click.option("--top-layers", type=click.IntRange(min=1),
+              default=CONTROL.finetune.top_layers, show_default=True,
               help="Decoder layers trained, from the top.")  # fmt: skip
-@click.option("--learning-rate", type=click.FloatRange(min=0, min_open=True), default=3e-4,
+@click.option("--learning-rate", type=click.FloatRange(min=0, min_open=True),
+              default=CONTROL.finetune.learning_rate,
               show_default=True)  # fmt: skip
-@click.option("-n", "n", type=click.IntRange(min=1), default=2, show_default=True,
-              help="Samples per task and model.")  # fmt: skip
-@click.option("--temperature", type=click.FloatRange(0, 2), default=0.8, show_default=True)
-@click.option("--max-new-tokens", type=click.IntRange(min=1), default=160, show_default=True)
+@click.option("-n", "n", type=click.IntRange(min=1), default=CONTROL.n, show_default=True,
+              help=meaning("-n", " and model."))  # fmt: skip
+@click.option("--temperature", type=TEMPERATURE, default=CONTROL.temperature,
+              show_default=True,
+              help=meaning("--temperature", "."))  # fmt: skip
+@click.option("--max-new-tokens", type=click.IntRange(min=1), default=CONTROL.max_new_tokens,
+              show_default=True,
+              help=meaning("--max-new-tokens", "."))  # fmt: skip
 @click.option("--mode", type=click.Choice(["completion", "chat"]),
-              help="Default: chat when the model's tokenizer has a chat template.")  # fmt: skip
+              help=meaning("--mode", " (default: chat when the model's tokenizer has a chat "
+                           "template)."))  # fmt: skip
 @click.option("--signals", "signal_spec", default=None, metavar="NAMES",
-              help="Comma-separated signals (default: all).")  # fmt: skip
-@click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True)
-@click.option("--bootstrap", type=click.IntRange(min=100), default=1000, show_default=True,
+              help=meaning("--signals", f" to compute, comma-separated (default: all: "
+                           f"{signals_help()})."))  # fmt: skip
+@click.option("--batch-size", type=click.IntRange(min=1), default=CONTROL.batch_size,
+              show_default=True,
+              help=meaning("--batch-size", ": sequences sampled and texts scored."))
+@click.option("--bootstrap", type=click.IntRange(min=100), default=CONTROL.resamples,
+              show_default=True,
               help="Resamples for the AUROC intervals.")  # fmt: skip
-@click.option("--output", type=click.Path(path_type=Path, file_okay=False),
-              default=Path("cloneprobe-control"), show_default=True,
-              help="Folder for control.sqlite, control.json and report.html.")  # fmt: skip
-@click.option("--json", "as_json", is_flag=True, help="Print control.json to stdout.")
+@click.option("--output", type=CheckedPath(path_type=Path, file_okay=False),
+              default=CONTROL.output, show_default=True,
+              help=meaning("--output", ": control.sqlite, control.json and "
+                           "report.html."))  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help=meaning("--json", ": control.json."))
 def control_command(**options) -> None:
     """Positive control: contaminate a local model on purpose and measure which signals
     catch it.
@@ -70,15 +91,15 @@ def control_command(**options) -> None:
       cloneprobe control --limit 40 -n 1          # a quick look
       cloneprobe control --model hf:./my-model --dose heavy=10 --top-layers 2
     """
-    from cloneprobe.control.finetune import FineTuneSettings
-    from cloneprobe.control.run import ControlSettings, run_control
+    from cloneprobe.control.run import run_control
 
+    from ..settings import FineTuneSettings
     from ..signals.registry import parse_signal_names
     from .console import BarReporter, error_console, output_console
 
     settings = ControlSettings(
         model=options["model"], benchmark=options["benchmark_spec"], seed=options["seed"],
-        limit=options["limit"], doses=_doses(options["doses"]) or (("light", 1), ("heavy", 8)),
+        limit=options["limit"], doses=_doses(options["doses"]) or DEFAULT_DOSES,
         finetune=FineTuneSettings(options["top_layers"], options["learning_rate"]),
         n=options["n"], temperature=options["temperature"],
         max_new_tokens=options["max_new_tokens"], mode=options["mode"],

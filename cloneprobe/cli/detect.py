@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from .options import (
+    config_option,
     detection_settings,
     detector_options,
     execution_options,
@@ -16,6 +17,7 @@ from .options import (
 
 
 @click.command("detect")
+@config_option
 @sample_source_options
 @detector_options
 @report_options

@@ -6,6 +6,7 @@ import click
 
 from .options import (
     always_execution_options,
+    config_option,
     detection_settings,
     detector_options,
     execution_settings,
@@ -16,6 +17,7 @@ from .options import (
 
 
 @click.command("execute")
+@config_option
 @sample_source_options
 @detector_options
 @report_options

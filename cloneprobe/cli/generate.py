@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import click
 
-from .options import generation_options, generation_settings
+from .options import config_option, generation_options, generation_settings
 
 
 @click.command("generate")
+@config_option
 @generation_options
 def generate_command(**options) -> None:
     """Sample n completions per task, prompt variant, model and temperature into the store.

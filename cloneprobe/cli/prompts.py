@@ -6,23 +6,21 @@ from pathlib import Path
 
 import click
 
+from .checks import FilePath
+from .options import benchmark_option, meaning, option
+
 
 @click.command("prompts")
-@click.option(
-    "--set",
+@option(
+    "--prompts",
     "set_spec",
+    old=("--set",),
     metavar="original|fixed|PATH",
-    help="A built-in prompt set or a folder (<index>.py, <index>_all.py, <index>_P<k>.py) "
-    "or JSONL (task_id, prompt[, variant]). Default: the built-in sets.",
+    help=meaning("--prompts", ": a built-in set or a folder (<index>.py, <index>_all.py, "
+                 "<index>_P<k>.py) or JSONL (task_id, prompt[, variant]). Default: the "
+                 "benchmark's built-in sets."),
 )
-@click.option(
-    "--benchmark",
-    "benchmark_spec",
-    metavar="humaneval|FILE.jsonl",
-    default="humaneval",
-    show_default=True,
-    help="The tasks the prompts belong to.",
-)
+@benchmark_option
 @click.option("--show", "show_task", metavar="TASK", help="Print TASK's prompt in each variant.")
 @click.option(
     "--diff",
@@ -32,14 +30,15 @@ import click
     "the fixed one (or each variant of --set), with what was changed and why.",
 )
 @click.option(
-    "--json", "as_json", is_flag=True, help="Print the sets, variants and task counts as JSON."
-)
+    "--json", "as_json", is_flag=True,
+    help=meaning("--json", ": the sets, variants and task counts."),
+)  # fmt: skip
 @click.option(
     "--export",
     "export_path",
-    type=click.Path(path_type=Path),
+    type=FilePath(path_type=Path),
     metavar="FILE.jsonl",
-    help="Write the set (--set, default fixed) as JSONL: task_id, variant, prompt.",
+    help="Write the set (--prompts, default fixed) as JSONL: task_id, variant, prompt.",
 )
 def prompts_command(
     set_spec: str | None,
@@ -53,10 +52,10 @@ def prompts_command(
 
     \b
       cloneprobe prompts                         # sets, variants, issue kinds fixed
-      cloneprobe prompts --show 47 --set fixed   # one task's prompt
-      cloneprobe prompts --diff 116              # what the fixed set changed, and why
-      cloneprobe prompts --set study_prompts/ --json
-      cloneprobe prompts --set fixed --export fixed.jsonl
+      cloneprobe prompts --show 47 --prompts fixed   # one task's prompt
+      cloneprobe prompts --diff 116                  # what the fixed set changed, and why
+      cloneprobe prompts --prompts study_prompts/ --json
+      cloneprobe prompts --prompts fixed --export fixed.jsonl
     """
     import json
 
@@ -75,10 +74,14 @@ def prompts_command(
     )
     from ..benchmarks.prompts import fixed_records
     from ..reports.prompts_text import issues_table, print_diff, sets_table
+    from .checks import check_output_file
     from .console import error_console, output_console
 
+    if export_path is not None:
+        check_output_file(export_path, "--export", inputs=[Path(benchmark_spec),
+                                                           *([Path(set_spec)] if set_spec else [])])
     benchmark = load_benchmark(benchmark_spec)
-    if diff_task and not set_spec and benchmark.name != "humaneval":
+    if diff_task and not set_spec and "fixed" not in benchmark.prompt_sets:
         raise BenchmarkError(
             f"--diff {diff_task}: {benchmark.name} has no built-in fixed prompts to diff "
             "against; give the variants with --set FOLDER|FILE.jsonl"
@@ -86,10 +89,8 @@ def prompts_command(
     console = output_console()
     if set_spec:
         sets = [load_prompt_set(set_spec, benchmark)]
-    elif benchmark.name == "humaneval":
-        sets = [load_prompt_set(name, benchmark) for name in ("original", "fixed")]
     else:
-        sets = [load_prompt_set("original", benchmark)]
+        sets = [load_prompt_set(name, benchmark) for name in benchmark.prompt_sets]
     for prompt_set in sets:
         if prompt_set.skipped:
             error_console().print(
@@ -159,5 +160,5 @@ def prompts_command(
             console.print("  no change: " + (", ".join(record["found"]) or "no issue found"))
         return
     console.print(sets_table(sets))
-    if benchmark.name == "humaneval" and not set_spec:
+    if "fixed" in benchmark.prompt_sets and not set_spec:
         console.print(issues_table())

@@ -6,17 +6,27 @@ from pathlib import Path
 
 import click
 
-from ..generation.store import DEFAULT_STORE
-from .options import detection_settings, detector_options, report_options
+from .checks import CheckedPath
+from .options import (
+    benchmark_option,
+    config_option,
+    detection_settings,
+    detector_options,
+    models_filter_option,
+    prompts_filter_option,
+    report_options,
+    split_names,
+    store_option,
+)
 
 
 @click.command("report")
-@click.option("--store", "store_path", type=click.Path(path_type=Path, dir_okay=False),
-              default=DEFAULT_STORE, show_default=True)  # fmt: skip
-@click.option("--model", "models", multiple=True, help="Only this model (repeat).")
-@click.option("--prompt-set", "prompt_sets", multiple=True, help="Only this prompt set (repeat).")
-@click.option("--benchmark", "benchmark_spec", default="humaneval", show_default=True)
-@click.option("--control", "control_dir", type=click.Path(path_type=Path, file_okay=False),
+@config_option
+@store_option(": the one to read.", dir_okay=False)
+@models_filter_option()
+@prompts_filter_option()
+@benchmark_option
+@click.option("--control", "control_dir", type=CheckedPath(path_type=Path, file_okay=False),
               help="A finished `cloneprobe control --output` folder: its section (separation, "
               "the verdict's error rates, plots) joins report.html and report.json (default: "
               "the store's folder when the store is a control's control.sqlite).")  # fmt: skip
@@ -36,10 +46,11 @@ def report_command(store_path, models, prompt_sets, benchmark_spec, control_dir,
     from ..benchmarks import load_benchmark
     from ..generation import SampleStore
     from ..pipeline import detect_and_report, select_samples
-    from .checks import check_outputs
+    from .checks import check_not_being_written, check_outputs, check_store_path
     from .console import emit_report, progress_reporter
 
     check_outputs(options)
+    check_store_path(store_path)
     if (
         control_dir is None
         and (store_path.parent / "control.json").is_file()
@@ -50,7 +61,8 @@ def report_command(store_path, models, prompt_sets, benchmark_spec, control_dir,
     benchmark = load_benchmark(benchmark_spec)
     detection = detection_settings(options)
     with SampleStore(store_path, read_only=True) as store:
-        samples = select_samples(store, list(models), list(prompt_sets))
+        check_not_being_written(store, store_path)
+        samples = select_samples(store, list(models), split_names(prompt_sets))
         report = detect_and_report(store, benchmark, detection, samples, progress_reporter())
         if control is not None:
             report["control"] = control
@@ -61,18 +73,18 @@ def load_control(folder: Path) -> dict:
     """A finished control's control.json (one red line when the folder holds none)."""
     import json
 
-    from ..generation.errors import GenerationError
+    from ..errors import UserError
 
     path = folder / "control.json"
     try:
         control = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
-        raise GenerationError(
+        raise UserError(
             f"--control {folder}: cannot read {path} ({error}); give the --output folder of a "
             "finished `cloneprobe control`"
         ) from error
     if not isinstance(control, dict) or not {"settings", "split", "models"} <= set(control):
-        raise GenerationError(
+        raise UserError(
             f"--control {folder}: {path} is not a control's report (settings, split and models "
             "expected); give the --output folder of a finished `cloneprobe control`"
         )

@@ -22,30 +22,9 @@ from dataclasses import dataclass
 
 import torch
 
-from cloneprobe.generation.errors import GenerationError
+from cloneprobe.settings import FineTuneError, FineTuneSettings
 
 log = logging.getLogger(__name__)
-
-
-class FineTuneError(GenerationError):
-    """The model cannot be fine-tuned this way (its layout, or the settings); a user error."""
-
-
-@dataclass(frozen=True)
-class FineTuneSettings:
-    top_layers: int = 4
-    """Decoder layers trained, counted from the top."""
-    learning_rate: float = 3e-4
-    seed: int = 0
-    """Order of the texts in each epoch."""
-    max_tokens: int = 1024
-    """Texts longer than this are cut from the left (the answer is kept)."""
-
-    def __post_init__(self) -> None:
-        if self.top_layers < 1:
-            raise FineTuneError(f"top layers {self.top_layers}: must be at least 1")
-        if not self.learning_rate > 0:
-            raise FineTuneError(f"learning rate {self.learning_rate}: must be positive")
 
 
 @dataclass(frozen=True)

@@ -19,67 +19,24 @@ and scores), `control.json` and `report.html` (the HTML report with the control'
 
 from __future__ import annotations
 
-import hashlib
-import json
 import random
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import asdict
 
 from cloneprobe.audit.detection import DetectionSettings
 from cloneprobe.benchmarks import Task, load_benchmark, load_prompt_set, select_tasks
 from cloneprobe.control.finetune import (
-    FineTuneSettings,
     TrainingText,
     cache_hidden_states,
     contaminate,
 )
-from cloneprobe.generation import GenerationError, Plan, SampleStore, SamplingSettings, run_plan
+from cloneprobe.errors import UserError
+from cloneprobe.generation import Plan, SampleStore, SamplingSettings, run_plan
 from cloneprobe.generation.postprocess import chat_message
 from cloneprobe.pipeline import Reporter
+from cloneprobe.settings import ControlSettings
 
 CHAT_ANSWER_OPENING = "```python\n"
-DEFAULT_DOSES = (("light", 1), ("heavy", 8))
-
-
-@dataclass(frozen=True)
-class ControlSettings:
-    model: str = "embedded"
-    """`embedded`, `hf:<folder>` or a folder holding a transformers model."""
-    benchmark: str = "humaneval"
-    seed: int = 0
-    """Decides the split (and the sampling seed)."""
-    limit: int | None = None
-    """Only the first K tasks (split the same way)."""
-    doses: tuple[tuple[str, int], ...] = DEFAULT_DOSES
-    """(name, epochs) of each fine-tuned model."""
-    finetune: FineTuneSettings = field(default_factory=FineTuneSettings)
-    n: int = 2
-    temperature: float = 0.8
-    max_new_tokens: int = 160
-    mode: str | None = None
-    """chat or completion; None: chat when the tokenizer has a chat template."""
-    signals: tuple[str, ...] = ()
-    """Signal names (empty: every signal)."""
-    batch_size: int = 16
-    resamples: int = 1000
-    output: Path = Path("cloneprobe-control")
-
-    def __post_init__(self) -> None:
-        if self.n < 1:
-            raise GenerationError(f"-n {self.n}: at least one sample per task")
-        if not self.doses:
-            raise GenerationError("no doses: give at least one, e.g. light=1")
-
-    def fingerprint(self) -> str:
-        """What decides the fine-tuned models (their labels in the store carry it)."""
-        decided = {
-            "model": self.model, "benchmark": self.benchmark, "seed": self.seed,
-            "limit": self.limit, "finetune": asdict(self.finetune), "mode": self.mode,
-        }  # fmt: skip
-        return hashlib.sha256(json.dumps(decided, sort_keys=True).encode()).hexdigest()[:8]
-
-
 def split_tasks(task_ids: Sequence[str], seed: int) -> tuple[list[str], list[str]]:
     """(contaminated, held out): a seeded shuffle of the ids, cut in half (the contaminated
     half gets the odd one out), each half in benchmark order."""
@@ -124,7 +81,9 @@ def load_base(spec: str, batch_size: int):
         spec = f"hf:{spec}"
     parsed = parse_model_spec(spec)
     if parsed.kind == "openai":
-        raise GenerationError(f"{spec}: the control fine-tunes a local model; give embedded or hf:")
+        raise UserError(
+            f"--model {spec}: the control fine-tunes a local model; give embedded or hf:<folder>"
+        )
     # float32: the control fine-tunes this model, and bfloat16 training loses precision
     options = BackendOptions(batch_size=batch_size, dtype="float32")
     return parsed.label, make_backend(parsed, options)
@@ -166,7 +125,8 @@ def run_control(settings: ControlSettings, reporter: Reporter) -> dict:
     chosen = select_tasks(benchmark, settings.limit, None)
     task_ids = [t.task_id for t in benchmark.tasks if chosen is None or t.task_id in chosen]
     if len(task_ids) < 2:
-        raise GenerationError(f"{len(task_ids)} task(s): the control needs at least 2 to split")
+        raise UserError(f"{len(task_ids)} task(s): the control needs at least 2 to split; "
+                        "give --limit 2 or more")
     contaminated, held_out = split_tasks(task_ids, settings.seed)
     with reporter.status(f"loading {settings.model} ..."):
         base_name, base = load_base(settings.model, settings.batch_size)

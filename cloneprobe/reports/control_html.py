@@ -12,6 +12,7 @@ from pathlib import Path
 
 from cloneprobe.evidence.verdict import VERDICTS, calibration_line
 from cloneprobe.reports.safe_text import html_text as escape
+from cloneprobe.signals.registry import SIGNALS
 
 from .plots import roc_plot, strip_plot
 
@@ -20,7 +21,7 @@ HEADER = ["model", "score", "AUROC", "95% CI", "contaminated", "held out",
 VERDICT_HEADER = ["model", "half", "tasks", "flagged (memorized or suspected) [95% CI]",
                   *VERDICTS]  # fmt: skip
 TASK_HEADER = ["model", "task", "half", "clone", "why (clone)", "verdict", "why (verdict)"]
-DISTRIBUTED = ("perplexity", "zlib", "min_k", "min_k_plus_plus", "surface",
+DISTRIBUTED = (*(name for name, s in SIGNALS.items() if s.plot_distribution),
                "clone_type3_default")  # fmt: skip
 """Scores whose per-half distributions are plotted (with each likelihood signal relative to
 the base model)."""

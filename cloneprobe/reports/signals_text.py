@@ -7,8 +7,9 @@ from rich.table import Table
 
 from cloneprobe.evidence.verdict import calibration_line
 from cloneprobe.reports.safe_text import terminal_text
+from cloneprobe.signals.registry import short_name
 
-from .task_rows import SHORT, VERDICT_HEADER, VERDICT_TITLE, verdict_group_rows
+from .task_rows import VERDICT_HEADER, VERDICT_TITLE, verdict_group_rows
 from .text import print_table
 
 
@@ -27,7 +28,7 @@ def print_signal_groups(report: dict, console: Console) -> None:
     table = Table(title="Memorization signals, median over tasks "
                   "(ppl: lower is more memorized; the others: higher)",
                   title_justify="left")  # fmt: skip
-    for column in ("model", "T", "prompts", "tasks", *(SHORT.get(n, n) for n in names)):
+    for column in ("model", "T", "prompts", "tasks", *(short_name(n) for n in names)):
         table.add_column(column, justify="left" if column in ("model", "prompts") else "right")
     reasons: dict[str, str] = {}
     for group in section["groups"]:
@@ -52,7 +53,7 @@ def print_signal_tasks(report: dict, console: Console) -> None:
         return
     names = section["names"]
     table = Table(title="Per task: clone evidence and signals", title_justify="left")
-    for column in ("model", "T", "prompts", "task", "clone", *(SHORT.get(n, n) for n in names),
+    for column in ("model", "T", "prompts", "task", "clone", *(short_name(n) for n in names),
                    "verdict"):  # fmt: skip
         table.add_column(column, justify="left" if column in ("model", "prompts", "task",
                                                               "verdict") else "right")  # fmt: skip

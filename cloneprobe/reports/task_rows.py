@@ -7,9 +7,8 @@ from __future__ import annotations
 from collections import Counter
 
 from cloneprobe.evidence.verdict import VERDICTS
+from cloneprobe.signals.registry import short_name
 
-SHORT = {"perplexity": "ppl", "zlib": "zlib", "min_k": "min-k%", "min_k_plus_plus": "min-k%++",
-         "cdd": "cdd", "surface": "surface"}  # fmt: skip
 VIEWS = {"fixed": "vs fixed", "reference": "vs ref"}
 VERDICT_HEADER = ["model", "temperature", "prompts", "tasks", *VERDICTS]
 VERDICT_TITLE = "Per-task memorization verdict (counts of tasks)"
@@ -41,8 +40,8 @@ def relative_columns(report: dict) -> list[tuple[str, str]]:
 def task_header(report: dict) -> list[str]:
     names = signal_names(report)
     return ["model", "T", "prompts", "task", "pass@1", "clone", "why (clone)",
-            *(SHORT.get(n, n) for n in names),
-            *(f"{SHORT.get(n, n)} {VIEWS[v]}" for v, n in relative_columns(report)),
+            *(short_name(n) for n in names),
+            *(f"{short_name(n)} {VIEWS[v]}" for v, n in relative_columns(report)),
             "verdict", "why (verdict)"]  # fmt: skip
 
 

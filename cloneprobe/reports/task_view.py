@@ -9,6 +9,7 @@ import math
 
 from cloneprobe.evidence.verdict import calibration_line
 from cloneprobe.reports.safe_text import html_text as escape
+from cloneprobe.signals.registry import is_log_scale
 
 from . import task_rows as tr
 from .plots import scatter_plot, strip_plot
@@ -46,14 +47,14 @@ def sortable_table(header: list[str], rows: list[list[str]]) -> str:
 def _axis(name: str, report: dict) -> str:
     higher = ((report.get("signals") or {}).get("higher_means_memorized") or {}).get(name, True)
     direction = "higher" if higher else "lower"
-    scale = "log10 " if name == "perplexity" else ""
+    scale = "log10 " if is_log_scale(name) else ""
     return f"{scale}{name} ({direction} is more memorization-like)"
 
 
 def _shown(name: str, value: float | None) -> float | None:
     if value is None:
         return None
-    if name == "perplexity":
+    if is_log_scale(name):
         return math.log10(value) if value > 0 else None
     return value
 

@@ -3,7 +3,10 @@
 Requests run concurrently under a limit; n > 1 is asked for in one request and topped up
 with further requests where a server returns fewer choices (Ollama) or refuses n > 1
 (llama.cpp). 429, 5xx, timeouts, dropped connections and malformed answers are retried with
-exponential backoff and jitter, honouring Retry-After.
+exponential backoff and jitter, honouring a Retry-After up to `MAX_RETRY_AFTER` seconds (a
+server asking for longer fails the request with that said). Each request has a deadline of
+`timeout` seconds in all, so a server that trickles an answer forever is cut off; an answer
+that is not a completion (an HTML page, `null`, a choice whose text is null) is malformed.
 """
 
 from __future__ import annotations
@@ -23,6 +26,12 @@ from .base import Backend, GenerationRequest, GenerationResult, OnResult
 log = logging.getLogger(__name__)
 
 RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504}
+MAX_RETRY_AFTER = 300.0
+"""Seconds a Retry-After may ask for; a server asking for longer fails the request."""
+
+
+class MalformedAnswer(ValueError):
+    """A 200 answer that is not a completion."""
 
 
 class OpenAIBackend(Backend):
@@ -41,6 +50,11 @@ class OpenAIBackend(Backend):
     ) -> None:
         if concurrency < 1:
             raise GenerationError(f"concurrency {concurrency}: must be at least 1")
+        if api_key is not None and (not api_key.isprintable() or api_key != api_key.strip()):
+            raise GenerationError(
+                "the API key (OPENAI_API_KEY or --api-key-file) holds a line break, space or "
+                "control character; set it to the key alone"
+            )
         self.model = model
         self.base_url = base_url
         self.api_key = api_key
@@ -50,6 +64,9 @@ class OpenAIBackend(Backend):
         self.backoff = backoff
         self.max_backoff = max_backoff
         self.supports_n = True
+        self.reached = False
+        """Whether the server has answered once: until then a refused connection is a wrong
+        address (failed at once), after it a server restarting (retried)."""
 
     def describe(self) -> dict:
         return {
@@ -130,7 +147,13 @@ class OpenAIBackend(Backend):
         attempt = 0
         while True:
             try:
-                return await self._call(client, request, n, seed)
+                return await asyncio.wait_for(self._call(client, request, n, seed), self.timeout)
+            except asyncio.TimeoutError as error:
+                if attempt >= self.max_retries:
+                    raise _Failed(f"{_where(self)} sent no complete answer within --timeout "
+                                  f"{self.timeout:g} s (it may stream forever); check the "
+                                  "server, or raise --timeout") from error
+                delay = self._backoff(attempt)
             except openai.BadRequestError as error:
                 if n > 1:  # llama.cpp refuses n > 1: from now on, one sample per request
                     log.info("server refused n=%d (%s); asking one sample at a time", n, error)
@@ -139,13 +162,36 @@ class OpenAIBackend(Backend):
                     continue
                 raise _Failed(f"bad request: {_message(error)}") from error
             except openai.APIStatusError as error:
+                if 300 <= error.status_code < 400:
+                    where = error.response.headers.get("location", "?")
+                    raise _Failed(f"HTTP {error.status_code}: the server redirects to {where}; "
+                                  "give that address as --base-url") from error
                 if error.status_code not in RETRYABLE_STATUS or attempt >= self.max_retries:
                     raise _Failed(f"HTTP {error.status_code}: {_message(error)}") from error
-                delay = _retry_after(error) or self._backoff(attempt)
-            except (openai.APITimeoutError, openai.APIConnectionError) as error:
+                asked = _retry_after(error)
+                if asked is not None and asked > MAX_RETRY_AFTER:
+                    raise _Failed(
+                        f"HTTP {error.status_code}: the server asks to retry in {asked:g} s, "
+                        f"longer than cloneprobe waits ({MAX_RETRY_AFTER:g} s); run again later "
+                        "(what was stored is kept) or lower --concurrency"
+                    ) from error
+                delay = asked or self._backoff(attempt)
+            except openai.APITimeoutError as error:
                 if attempt >= self.max_retries:
-                    raise _Failed(f"{type(error).__name__}: {error}") from error
+                    raise _Failed(f"{_where(self)} did not answer within --timeout "
+                                  f"{self.timeout:g} s; check the server, or raise "
+                                  "--timeout") from error
                 delay = self._backoff(attempt)
+            except openai.APIConnectionError as error:
+                if attempt >= self.max_retries or (not self.reached and _refused(error)):
+                    cause = error.__cause__ or error
+                    raise _Failed(f"cannot connect to {_where(self)}{_redirected(self, error)} "
+                                  f"({cause}); check that the server runs there and "
+                                  "--base-url") from error
+                delay = self._backoff(attempt)
+            except MalformedAnswer as error:  # a proxy's page or `null`: no retry helps
+                raise _Failed(f"{_where(self)} answered with no completion ({error}); give the "
+                              "address of a server speaking the OpenAI API") from error
             except (openai.APIResponseValidationError, ValueError) as error:
                 if attempt >= self.max_retries:
                     raise _Failed(f"malformed response: {error}") from error
@@ -171,10 +217,16 @@ class OpenAIBackend(Backend):
             response = await client.chat.completions.create(
                 messages=[{"role": "user", "content": request.prompt}], stop=stop, **common
             )
-            choices = [(c.message.content or "", c.finish_reason or "") for c in response.choices]
+            _check_answer(response)
+            texts = [(getattr(c.message, "content", None), c) for c in response.choices]
         else:
             response = await client.completions.create(prompt=request.prompt, stop=stop, **common)
-            choices = [(c.text or "", c.finish_reason or "") for c in response.choices]
+            _check_answer(response)
+            texts = [(getattr(c, "text", None), c) for c in response.choices]
+        if any(not isinstance(text, str) for text, _ in texts):
+            raise MalformedAnswer("a choice's text is null or not a string")
+        choices = [(text, c.finish_reason or "") for text, c in texts]
+        self.reached = True
         usage = response.usage
         tokens = (usage.prompt_tokens or 0, usage.completion_tokens or 0) if usage else (0, 0)
         return choices, tokens
@@ -182,6 +234,44 @@ class OpenAIBackend(Backend):
 
 class _Failed(Exception):
     """A request that failed for good."""
+
+
+def _check_answer(response) -> None:
+    """A 200 answer must be a completion object with a list of choices (not an HTML page a
+    proxy sent, not `null`)."""
+    choices = getattr(response, "choices", None)
+    if not isinstance(choices, list):
+        shown = response if isinstance(response, (str, type(None))) else type(response).__name__
+        raise MalformedAnswer(f"not a completion: {str(shown)[:60]!r}")
+
+
+def _refused(error: Exception) -> bool:
+    cause = error
+    while cause is not None:
+        if isinstance(cause, ConnectionRefusedError) or "refused" in str(cause).lower():
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
+def _redirected(backend: OpenAIBackend, error: Exception) -> str:
+    """`, which redirected to URL` when the request that failed went elsewhere."""
+    url = ""
+    for failed in (error.__cause__, error):  # httpx's error holds the request that failed
+        try:
+            url = str(failed.request.url)  # type: ignore[union-attr]
+            break
+        except (AttributeError, RuntimeError):
+            continue
+    base = (backend.base_url or "").split("?")[0].rstrip("/")
+    if url and base and not url.startswith(base):
+        return f", which redirected to {redact_url(url)}"
+    return ""
+
+
+def _where(backend: OpenAIBackend) -> str:
+    """The server, as messages name it (credentials out)."""
+    return f"the server {redact_url(backend.base_url) or 'api.openai.com'}"
 
 
 def _message(error: openai.APIStatusError) -> str:

@@ -48,8 +48,9 @@ from cloneprobe.evidence.verdict import (
     stale_settings,
     task_verdict,
 )
+from cloneprobe.signals.registry import LIKELIHOOD_SIGNALS
 
-LIKELIHOOD = ("perplexity", "zlib", "min_k", "min_k_plus_plus")
+LIKELIHOOD = LIKELIHOOD_SIGNALS
 
 
 def load_control(folder: Path) -> dict:

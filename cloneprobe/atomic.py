@@ -1,0 +1,30 @@
+"""Writing an output file whole or not at all: into a temporary file beside it, renamed over
+the final name when complete. Ctrl-C or a failure part-way leaves no partial file under the
+final name (and an existing file as it was).
+
+Imports nothing of cloneprobe, so every stage may import it.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
+
+
+@contextmanager
+def atomic_text_file(path: Path) -> Iterator[TextIO]:
+    """A text file open for writing whose content appears at `path` only when the block ends
+    without an exception."""
+    path = Path(path)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            yield out
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
