@@ -303,7 +303,7 @@ def test_a_server_answering_badly_gets_one_line_naming_it(tmp_path, name):
 
 def test_a_closed_port_is_named_at_once(tmp_path):
     line = one_error_line(generate_against("http://127.0.0.1:9/v1", tmp_path))
-    assert "cannot connect to the server http://127.0.0.1:9/v1" in line
+    assert "Connection to the server http://127.0.0.1:9/v1 failed" in line
     assert "check that the server runs there" in line
 
 

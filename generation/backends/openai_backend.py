@@ -147,7 +147,7 @@ class OpenAIBackend(Backend):
         attempt = 0
         while True:
             try:
-                return await asyncio.wait_for(self._call(client, request, n, seed), self.timeout)
+                return await _within(self.timeout, self._call(client, request, n, seed))
             except asyncio.TimeoutError as error:
                 if attempt >= self.max_retries:
                     raise _Failed(f"{_where(self)} sent no complete answer within --timeout "
@@ -185,8 +185,8 @@ class OpenAIBackend(Backend):
             except openai.APIConnectionError as error:
                 if attempt >= self.max_retries or (not self.reached and _refused(error)):
                     cause = error.__cause__ or error
-                    raise _Failed(f"cannot connect to {_where(self)}{_redirected(self, error)} "
-                                  f"({cause}); check that the server runs there and "
+                    raise _Failed(f"Connection to {_where(self)}{_redirected(self, error)} "
+                                  f"failed ({cause}); check that the server runs there and "
                                   "--base-url") from error
                 delay = self._backoff(attempt)
             except MalformedAnswer as error:  # a proxy's page or `null`: no retry helps
@@ -300,6 +300,16 @@ def _split_query(url: str | None) -> tuple[str | None, dict[str, str]]:
 
     base, _, query = url.partition("?")
     return base, dict(parse_qsl(query, keep_blank_values=True))
+
+
+async def _within(seconds: float, call):
+    """`call`'s result, or TimeoutError after `seconds` in all (however the bytes trickle).
+    In the running task (no task of its own, so an interrupt is raised once, where it lands)
+    where asyncio has `timeout` (3.11+)."""
+    if hasattr(asyncio, "timeout"):
+        async with asyncio.timeout(seconds):
+            return await call
+    return await asyncio.wait_for(call, seconds)  # pragma: no cover (Python 3.10)
 
 
 def _retrieve(task: asyncio.Task) -> None:
