@@ -178,3 +178,7 @@ class Signal(Protocol):
         """The parameters a stored score is keyed by."""
 
     def score_tasks(self, tasks: Sequence[TaskInputs]) -> list[SignalScore]: ...
+
+    def group_summary(self, scores: Sequence[SignalScore]) -> dict:
+        """What a group's summary adds for this signal beyond count, mean and median (CDD:
+        tasks over its threshold; surface: the distribution over samples); {} for none."""

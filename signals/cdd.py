@@ -75,6 +75,9 @@ class CDDSignal:
     def settings(self) -> dict:
         return {"alpha": self.alpha, "xi": self.xi}
 
+    def group_summary(self, scores: Sequence[SignalScore]) -> dict:
+        return {"tasks_over_xi": sum(1 for s in scores if s.detail.get("contaminated"))}
+
     def score_tasks(self, tasks: Sequence[TaskInputs]) -> list[SignalScore]:
         return [self.score_task(task) for task in tasks]
 

@@ -90,6 +90,9 @@ class LikelihoodSignal:
     needs_scorer = True
     needs_distribution = False
 
+    def group_summary(self, scores: Sequence[SignalScore]) -> dict:
+        return {}
+
     def settings(self) -> dict:
         return {}
 

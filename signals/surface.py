@@ -57,6 +57,10 @@ class SurfaceSignal:
     def settings(self) -> dict:
         return {"measure": "normalised levenshtein, characters"}
 
+    def group_summary(self, scores: Sequence[SignalScore]) -> dict:
+        values = [v for s in scores for v in s.detail.get("per_sample", [])]
+        return {"samples": distribution(values)}
+
     def score_tasks(self, tasks: Sequence[TaskInputs]) -> list[SignalScore]:
         return [self.score_task(task) for task in tasks]
 

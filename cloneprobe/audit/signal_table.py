@@ -14,7 +14,6 @@ from cloneprobe.audit.aggregate import TYPES, prompt_label
 from cloneprobe.evidence.verdict import DEFAULT_VERDICT_RULE, VerdictRule, task_verdict
 from cloneprobe.signals.flow import TaskSignals
 from cloneprobe.signals.registry import SIGNALS
-from cloneprobe.signals.surface import distribution
 
 TIER_ORDER = {"evidence": 3, "similar": 2, "uninformative": 1}
 """A task's clone tier is its strongest sample's."""
@@ -73,14 +72,13 @@ def tasks_list(
     for row in rows:
         label = prompt_label(row.prompt_set, row.variant)
         clones = evidence.get((row.model, row.temperature, label, row.task_id))
-        cdd = row.scores.get("cdd")
         verdict = task_verdict(
             (clones or {}).get("tier"),
             row.task_id not in uninformative,
             row.relative,
             rule,
             (clones or {}).get("reasons") or (),
-            bool(cdd and cdd.detail.get("contaminated")),
+            any(s.detail.get("contaminated") for s in row.scores.values()),  # CDD's call
         )
         entries.append(
             {
@@ -129,12 +127,8 @@ def signal_groups(rows: list[TaskSignals]) -> list[dict]:
                 summary.update(mean=statistics.fmean(values), median=statistics.median(values))
             else:
                 summary["reason"] = next((s.reason for s in scores if s.reason), None)
-            if name == "cdd":
-                summary["tasks_over_xi"] = sum(1 for s in scores if s.detail.get("contaminated"))
-            if name == "surface":
-                summary["samples"] = distribution(
-                    [v for s in scores for v in s.detail.get("per_sample", [])]
-                )
+            if name in SIGNALS:  # what the signal adds (CDD's tasks over xi, surface's samples)
+                summary.update(SIGNALS[name].group_summary(scores))
             per_signal[name] = summary
         summaries.append({"model": model, "settings_key": key, "temperature": temperature,
                           "prompt_set": label, "signals": per_signal})  # fmt: skip

@@ -67,6 +67,10 @@ class OpenAIBackend(Backend):
         self.reached = False
         """Whether the server has answered once: until then a refused connection is a wrong
         address (failed at once), after it a server restarting (retried)."""
+        self.unreachable: str | None = None
+        """Why a server that never answered could not be reached: once a request has failed
+        for good that way, the rest fail at once with the same reason instead of each waiting
+        out its own timeouts."""
 
     def describe(self) -> dict:
         return {
@@ -111,6 +115,8 @@ class OpenAIBackend(Backend):
             wanted = request.n - len(texts) if self.supports_n else 1
             try:
                 async with limit:
+                    if self.unreachable and not self.reached:
+                        raise _Failed(self.unreachable)
                     # a top-up request must not repeat the draws a seed already gave
                     seed = None if request.seed is None else request.seed + len(texts)
                     choices, usage = await self._call_with_retries(client, request, wanted, seed)
@@ -147,12 +153,14 @@ class OpenAIBackend(Backend):
         attempt = 0
         while True:
             try:
-                return await asyncio.wait_for(self._call(client, request, n, seed), self.timeout)
+                return await _within(self.timeout, self._call(client, request, n, seed))
             except asyncio.TimeoutError as error:
                 if attempt >= self.max_retries:
-                    raise _Failed(f"{_where(self)} sent no complete answer within --timeout "
-                                  f"{self.timeout:g} s (it may stream forever); check the "
-                                  "server, or raise --timeout") from error
+                    raise self._unreachable(
+                        f"{_where(self)} sent no complete answer within --timeout "
+                        f"{self.timeout:g} s (it may stream forever); check the server, or "
+                        "raise --timeout"
+                    ) from error
                 delay = self._backoff(attempt)
             except openai.BadRequestError as error:
                 if n > 1:  # llama.cpp refuses n > 1: from now on, one sample per request
@@ -178,16 +186,18 @@ class OpenAIBackend(Backend):
                 delay = asked or self._backoff(attempt)
             except openai.APITimeoutError as error:
                 if attempt >= self.max_retries:
-                    raise _Failed(f"{_where(self)} did not answer within --timeout "
-                                  f"{self.timeout:g} s; check the server, or raise "
-                                  "--timeout") from error
+                    raise self._unreachable(
+                        f"{_where(self)} did not answer within --timeout {self.timeout:g} s; "
+                        "check the server, or raise --timeout"
+                    ) from error
                 delay = self._backoff(attempt)
             except openai.APIConnectionError as error:
                 if attempt >= self.max_retries or (not self.reached and _refused(error)):
                     cause = error.__cause__ or error
-                    raise _Failed(f"cannot connect to {_where(self)}{_redirected(self, error)} "
-                                  f"({cause}); check that the server runs there and "
-                                  "--base-url") from error
+                    raise self._unreachable(
+                        f"Connection to {_where(self)}{_redirected(self, error)} failed "
+                        f"({cause}); check that the server runs there and --base-url"
+                    ) from error
                 delay = self._backoff(attempt)
             except MalformedAnswer as error:  # a proxy's page or `null`: no retry helps
                 raise _Failed(f"{_where(self)} answered with no completion ({error}); give the "
@@ -198,6 +208,13 @@ class OpenAIBackend(Backend):
                 delay = self._backoff(attempt)
             attempt += 1
             await asyncio.sleep(delay)
+
+    def _unreachable(self, message: str) -> _Failed:
+        """A request failed for good without an answer; a server never reached is then taken
+        as unreachable for the requests still to come."""
+        if not self.reached:
+            self.unreachable = self.unreachable or message
+        return _Failed(message)
 
     def _backoff(self, attempt: int) -> float:
         """Exponential backoff with full jitter."""
@@ -300,6 +317,16 @@ def _split_query(url: str | None) -> tuple[str | None, dict[str, str]]:
 
     base, _, query = url.partition("?")
     return base, dict(parse_qsl(query, keep_blank_values=True))
+
+
+async def _within(seconds: float, call):
+    """`call`'s result, or TimeoutError after `seconds` in all (however the bytes trickle).
+    In the running task (no task of its own, so an interrupt is raised once, where it lands)
+    where asyncio has `timeout` (3.11+)."""
+    if hasattr(asyncio, "timeout"):
+        async with asyncio.timeout(seconds):
+            return await call
+    return await asyncio.wait_for(call, seconds)  # pragma: no cover (Python 3.10)
 
 
 def _retrieve(task: asyncio.Task) -> None:
