@@ -159,6 +159,10 @@ CASES = {
         lambda t: [*GEN, "--model", "openai:m", "--base-url", "http://127.0.0.1:9/v1",
                    "--store", t / "s.sqlite", "--api-key-file", write(t / "k", "\n")],
         "k", "empty"),
+    "an API key file of two lines": (
+        lambda t: [*GEN, "--model", "openai:m", "--base-url", "http://127.0.0.1:9/v1",
+                   "--store", t / "s.sqlite", "--api-key-file", write(t / "k", "sk-a\nsk-b\n")],
+        "--api-key-file", "2 lines"),
 }
 
 

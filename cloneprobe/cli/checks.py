@@ -223,4 +223,8 @@ def read_api_key_file(path: Path | None) -> str | None:
         ) from None
     if not key or not key[0].strip():
         raise UserError(f"--api-key-file {path}: the file is empty; put the key in it")
+    lines = [line for line in key if line.strip()]
+    if len(lines) > 1:
+        raise UserError(f"--api-key-file {path}: holds {len(lines)} lines, so which is the key "
+                        "is unclear; put only the key in it")  # fmt: skip
     return key[0].strip()
