@@ -126,9 +126,16 @@ def run_scan(settings: ScanSettings, progress: Progress | None = None) -> dict:
             f"{_join(settings.output, 'datatrove/logs')}); run the same command again to resume"
         )
     summary = merge_ranks(output, settings.benchmark, identity, wall, pending)
-    with output.open("summary.json", "w") as handle:
-        json.dump(summary, handle, indent=1)
+    _write_json(output, "summary.json", summary)
     return summary
+
+
+def _write_json(output, name: str, data: dict) -> None:
+    """A JSON file in the output folder, written whole or not at all (a temporary name, then
+    renamed: an interrupted scan never leaves half a summary)."""
+    with output.open(name + ".tmp", "w") as handle:
+        json.dump(data, handle, indent=1)
+    output.mv(name + ".tmp", name)
 
 
 def _join(base: str, name: str) -> str:
@@ -152,8 +159,7 @@ def _claim_output(output, identity: dict) -> None:
                 "use another --output, or delete it to start over"
             )
         return
-    with output.open("scan.json", "w") as handle:
-        json.dump(identity, handle, indent=1)
+    _write_json(output, "scan.json", identity)
 
 
 def _user_error(error: Exception, output) -> ScanError:
