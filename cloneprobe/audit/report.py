@@ -1,6 +1,8 @@
-"""The report dictionary: groups, original-versus-fixed comparisons, samples and evidence.
+"""Building the report sample by sample: groups, original-versus-fixed comparisons, samples
+and evidence, as one `AuditReport` (cloneprobe.audit.audit_report holds its types; the JSON
+Schema docs/reference/report.schema.json is generated from them).
 
-Schema (`schema`: "cloneprobe.audit/1"):
+The JSON document (`schema`: "cloneprobe.audit/1"):
 - `profile`, `settings` (detector settings; sampling settings of the runs under `sampling`);
 - `groups`: per model x temperature x prompt set: `model`, `temperature`, `prompt_set`,
   `variant`, `tasks`, `samples`, `tasks_with_clone` and `samples_with_clone` keyed by type
@@ -51,9 +53,10 @@ from cloneprobe.clones.normalize import compared_lines
 from cloneprobe.evidence.stream import StreamedEvidence
 from cloneprobe.evidence.summary import compare_on_evidence, group_evidence
 
+from .audit_report import SCHEMA_VERSION, AuditReport
 from .spool import RowSpool
 
-SCHEMA_VERSION = "cloneprobe.audit/1"
+__all__ = ["EVIDENCE_FILE", "EVIDENCE_PER_TASK", "SCHEMA_VERSION", "ReportBuilder"]
 EVIDENCE_PER_TASK = 10
 """Clone pairs shown per group and task in the report (all are in the evidence file)."""
 EVIDENCE_FILE = "evidence.jsonl"
@@ -116,7 +119,7 @@ class ReportBuilder:
                 self.shown_per_task[key] += 1
                 self.shown.append(row)
 
-    def finish(self, groups: list[Group], sampling: list[dict]) -> dict:
+    def finish(self, groups: list[Group], sampling: list[dict]) -> AuditReport:
         comparisons = compare_prompt_sets(groups)
         summaries = [group.summary() for group in groups]
         view_keys: dict = {}
@@ -128,25 +131,25 @@ class ReportBuilder:
             compare_on_evidence(groups, comparisons)
             view_keys = {"uninformative_tasks": uninformative,
                          "evidence_rule": self.view.rule_summary()}  # fmt: skip
-        return {
-            "schema": SCHEMA_VERSION,
-            "profile": self.settings.config.profile.name,
-            "settings": {
+        return AuditReport(
+            schema=SCHEMA_VERSION,
+            profile=self.settings.config.profile.name,
+            settings={
                 **self.settings.describe(),
                 "sampling": sampling,
                 "execution": {"isolation": dict(self.isolation)},
             },
-            "groups": summaries,
-            "comparisons": comparisons,
-            "samples": self.samples,
-            "evidence": self.shown,
-            "evidence_total": len(self.all_evidence),
-            "evidence_per_task": self.per_task,
-            "evidence_file": EVIDENCE_FILE,
-            "_all_evidence": self.all_evidence,  # not in report.json: written to evidence_file
-            "skipped": dict(self.skipped),
+            groups=summaries,  # type: ignore[arg-type]
+            comparisons=comparisons,  # type: ignore[arg-type]
+            samples=self.samples,
+            evidence=self.shown,  # type: ignore[arg-type]
+            evidence_total=len(self.all_evidence),
+            evidence_per_task=self.per_task,
+            evidence_file=EVIDENCE_FILE,
+            skipped=dict(self.skipped),
+            all_evidence=self.all_evidence,
             **view_keys,
-        }
+        )
 
 
 def _tier(tiered) -> dict:

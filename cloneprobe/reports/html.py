@@ -5,6 +5,7 @@ assets."""
 
 from __future__ import annotations
 
+from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.reports.align import align_lines
 from cloneprobe.reports.safe_text import html_text as escape
 
@@ -47,11 +48,11 @@ def _table(header: list[str], rows: list[list], left: int = 3) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
-def rate_plot(report: dict, width: int = 560, height: int = 300) -> str:
+def rate_plot(report: AuditReport, width: int = 560, height: int = 300) -> str:
     """SVG lines: Type-3 (cumulative) task clone rate against temperature, per model and
     prompt set."""
     series: dict[str, list[tuple[float, float]]] = {}
-    for g in report["groups"]:
+    for g in report.groups:
         key = f"{g['label']} / {g['prompt_set']}"
         series.setdefault(key, []).append((g["temperature"], g["task_rate"]["3"]))
     if not series:
@@ -114,7 +115,7 @@ def _evidence_html(pair: dict) -> str:
     )
 
 
-def render_html(report: dict) -> str:
+def render_html(report: AuditReport) -> str:
     groups, comparisons = display_group_rows(report), display_comparison_rows(report)
     body = [
         "<h1>cloneprobe audit</h1>",
@@ -143,19 +144,19 @@ def render_html(report: dict) -> str:
         body += [f"<h2>{CORRECTNESS_TITLE}</h2>", _table(CORRECTNESS_HEADER, correctness),
                  f"<p>{escape(isolation_line(report))}</p>"]  # fmt: skip
     body += task_section(report, _table)
-    if report.get("control"):
-        body += control_section(report["control"], _table, sortable_table)
-        if not report.get("tasks"):
+    if report.control:
+        body += control_section(report.control, _table, sortable_table)
+        if not report.tasks:
             body.append(SORT_SCRIPT)
-    total = report.get("evidence_total", len(report["evidence"]))
+    total = report.evidence_total
     body.append(f"<h2>Evidence: {total} clone pairs</h2>")
-    if total > len(report["evidence"]):
+    if total > len(report.evidence):
         body.append(
-            f"<p>Showing {len(report['evidence'])}: at most {report['evidence_per_task']} per "
-            f"group and task. Every pair is in {escape(report['evidence_file'])} beside this "
+            f"<p>Showing {len(report.evidence)}: at most {report.evidence_per_task} per "
+            f"group and task. Every pair is in {escape(report.evidence_file)} beside this "
             "page.</p>"
         )
-    body += [_evidence_html(pair) for pair in report["evidence"]]
+    body += [_evidence_html(pair) for pair in report.evidence]
     return page("cloneprobe audit", body)
 
 

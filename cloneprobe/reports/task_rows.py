@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.evidence.verdict import VERDICTS
 from cloneprobe.signals.registry import short_name
 
@@ -20,14 +21,14 @@ def number(value: float | None) -> str:
     return f"{value:.3g}" if abs(value) < 1000 else f"{value:.0f}"
 
 
-def signal_names(report: dict) -> list[str]:
-    return list((report.get("signals") or {}).get("names") or [])
+def signal_names(report: AuditReport) -> list[str]:
+    return list((report.signals or {}).get("names") or [])
 
 
-def relative_columns(report: dict) -> list[tuple[str, str]]:
+def relative_columns(report: AuditReport) -> list[tuple[str, str]]:
     """(view, signal) of every relative score some task has, in a stable order."""
     seen: dict[tuple[str, str], None] = {}
-    for entry in report.get("tasks") or []:
+    for entry in report.tasks or []:
         for view in VIEWS:
             for name, value in ((entry.get("relative") or {}).get(view) or {}).items():
                 if value is not None:
@@ -37,7 +38,7 @@ def relative_columns(report: dict) -> list[tuple[str, str]]:
                                        order.index(k[1]) if k[1] in order else 99))  # fmt: skip
 
 
-def task_header(report: dict) -> list[str]:
+def task_header(report: AuditReport) -> list[str]:
     names = signal_names(report)
     return ["model", "T", "prompts", "task", "pass@1", "clone", "why (clone)",
             *(short_name(n) for n in names),
@@ -53,11 +54,11 @@ def clone_cell(clones: dict | None) -> str:
     return f"{clones['tier']} ({kind})" if clones.get("tier") else kind
 
 
-def task_rows(report: dict) -> list[list[str]]:
+def task_rows(report: AuditReport) -> list[list[str]]:
     names = signal_names(report)
     columns = relative_columns(report)
     rows = []
-    for entry in report.get("tasks") or []:
+    for entry in report.tasks or []:
         clones = entry.get("clones") or {}
         passed = entry.get("pass@1")
         rows.append(
@@ -71,10 +72,10 @@ def task_rows(report: dict) -> list[list[str]]:
     return rows
 
 
-def verdict_group_rows(report: dict) -> list[list[str]]:
+def verdict_group_rows(report: AuditReport) -> list[list[str]]:
     """Per model x temperature x prompt set: how many tasks got each verdict."""
     counts: dict[tuple, Counter] = {}
-    for entry in report.get("tasks") or []:
+    for entry in report.tasks or []:
         if "verdict" not in entry:
             continue
         key = (entry["model"], f"{entry['temperature']:g}", entry["prompt_set"])

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.evidence.verdict import calibration_line
 from cloneprobe.reports.safe_text import html_text as escape
 from cloneprobe.signals.registry import is_log_scale
@@ -44,8 +45,8 @@ def sortable_table(header: list[str], rows: list[list[str]]) -> str:
     )
 
 
-def _axis(name: str, report: dict) -> str:
-    higher = ((report.get("signals") or {}).get("higher_means_memorized") or {}).get(name, True)
+def _axis(name: str, report: AuditReport) -> str:
+    higher = ((report.signals or {}).get("higher_means_memorized") or {}).get(name, True)
     direction = "higher" if higher else "lower"
     scale = "log10 " if is_log_scale(name) else ""
     return f"{scale}{name} ({direction} is more memorization-like)"
@@ -59,12 +60,12 @@ def _shown(name: str, value: float | None) -> float | None:
     return value
 
 
-def distribution_plots(report: dict) -> list[str]:
+def distribution_plots(report: AuditReport) -> list[str]:
     """Per signal: its values over tasks, one row per model x temperature x prompt set."""
     plots = []
     for name in tr.signal_names(report):
         groups: dict[str, list[float]] = {}
-        for entry in report.get("tasks") or []:
+        for entry in report.tasks or []:
             value = _shown(name, entry["signals"].get(name, {}).get("value"))
             label = f"{entry['model']} t={entry['temperature']:g} {entry['prompt_set']}"
             if value is not None:
@@ -74,11 +75,11 @@ def distribution_plots(report: dict) -> list[str]:
     return [p for p in plots if p]
 
 
-def original_fixed_plots(report: dict) -> list[str]:
+def original_fixed_plots(report: AuditReport) -> list[str]:
     """Per signal: each task's value under the original prompts (x) against a fixed prompt
     set's (y), one colour per model x temperature x fixed set; points under the diagonal are
     tasks the original prompt makes likelier (for perplexity: over it)."""
-    entries = report.get("tasks") or []
+    entries = report.tasks or []
     original = {(e["model"], e.get("settings_key"), e["temperature"], e["task_id"]): e
                 for e in entries if e["prompt_set"] == "original"}  # fmt: skip
     plots = []
@@ -102,10 +103,10 @@ def original_fixed_plots(report: dict) -> list[str]:
     return [p for p in plots if p]
 
 
-def task_section(report: dict, table) -> list[str]:
+def task_section(report: AuditReport, table) -> list[str]:
     """The per-task view's HTML parts (empty without a `tasks` list). `table` renders a
     plain table (header, rows, left-aligned column count)."""
-    if not report.get("tasks"):
+    if not report.tasks:
         return []
     parts = [f"<h2>{escape(tr.VERDICT_TITLE)}</h2>",
              table(tr.VERDICT_HEADER, tr.verdict_group_rows(report), 3),

@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.reports.align import align_lines
 from cloneprobe.reports.safe_text import terminal_text
 
@@ -24,7 +25,7 @@ from .tables import (
 )
 
 
-def print_report(report: dict, console: Console, evidence: bool = False) -> None:
+def print_report(report: AuditReport, console: Console, evidence: bool = False) -> None:
     line = Text("cloneprobe audit", style="bold")
     line.append(": ").append(terminal_text(settings_line(report)))
     console.print(line, highlight=False, soft_wrap=True)
@@ -56,10 +57,10 @@ def print_report(report: dict, console: Console, evidence: bool = False) -> None
     if correctness:
         print_table(console, CORRECTNESS_TITLE, CORRECTNESS_HEADER, correctness)
         console.print(isolation_line(report), highlight=False, markup=False)
-    pairs = report["evidence"]
-    total = report.get("evidence_total", len(pairs))
+    pairs = report.evidence
+    total = report.evidence_total
     shown = "" if total == len(pairs) else f" ({len(pairs)} shown, at most " \
-        f"{report['evidence_per_task']} per group and task)"
+        f"{report.evidence_per_task} per group and task)"
     console.print(f"{total} clone pair(s) as evidence{shown}"
                   + ("" if evidence else " (--evidence prints them side by side)"),
                   highlight=False)  # fmt: skip
