@@ -119,3 +119,28 @@ def test_report_files_are_renamed_into_place(tmp_path, monkeypatch):
     ((source, target),) = renamed
     assert target == tmp_path / "report.md" and source.parent == tmp_path
     assert source.name.startswith(".report.md.")
+
+
+def test_the_contamination_table_shows_a_hostile_model_name_literally(injected, tmp_path):
+    """The contamination split's table (`report --contamination`) takes the model name from
+    the store: `[/]` must not crash rich's markup parser, and no escape sequence or link
+    reaches the terminal."""
+    from scan_corpora import host_documents, write_files
+
+    hostile = "evil[/] \x1b[2J [link=http://evil]x[/link]"
+    store = tmp_path / "s.sqlite"
+    task = load_humaneval().get("HumanEval/0")
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text(json.dumps({"task_id": "HumanEval/0", "model": hostile, "temperature": 0.2,
+                                   "completion": task.canonical_solution}) + "\n")  # fmt: skip
+    corpus = write_files(tmp_path / "corpus", host_documents(2))
+    runner = CliRunner()
+    scanned = runner.invoke(main, ["scan", str(corpus), "--output", str(tmp_path / "scan"),
+                                   "--workers", "1"], env=ENV)  # fmt: skip
+    assert scanned.exit_code == 0, scanned.output
+    result = runner.invoke(main, ["detect", str(samples), "--store", str(store),
+                                  "--contamination", str(tmp_path / "scan")], env=ENV)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "Contamination split" in result.output
+    assert "\x1b" not in result.output and "]8;" not in result.output  # no ESC, no OSC 8 link
+    assert "evil[/]" in result.output and "[link=http://evil]x[/link]" in result.output
