@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import tempfile
-from collections.abc import Iterable
 from pathlib import Path
 
 from cloneprobe.audit.aggregate import TYPES
@@ -16,6 +13,7 @@ from cloneprobe.evidence.verdict import calibration_line
 from cloneprobe.reports.safe_text import csv_cell, latex_text, markdown_text
 
 from . import evidence_tables as ev
+from .atomic import write_atomically
 from .html import render_html
 from .tables import (
     COMPARISON_COLUMNS,
@@ -185,19 +183,6 @@ STREAMED = {"report.json": AuditReport.json_chunks, "evidence.jsonl": lambda r: 
 """Files written piece by piece (they grow with the number of samples)."""
 REPORT_FILES = frozenset(REPORT_RENDERERS)
 """The files `--report DIR` writes."""
-
-
-def write_atomically(path: Path, text: str | Iterable[str]) -> None:
-    """Write `text` (or its pieces) to a temporary file beside `path`, then rename it over
-    `path`: a reader never sees half a report, and a failed write leaves the old file."""
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", errors="replace") as out:
-            out.writelines([text] if isinstance(text, str) else text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def write_reports(report: AuditReport, folder: Path) -> list[Path]:

@@ -11,6 +11,8 @@ from cloneprobe.reports.safe_text import html_text as escape
 
 from . import evidence_tables as ev
 from .control_html import control_section
+from .page import page
+from .page import plain_table as _table
 from .plots import COLOURS
 from .tables import (
     COMPARISON_HEADER,
@@ -26,27 +28,7 @@ from .tables import (
 )
 from .task_view import SORT_SCRIPT, sortable_table, task_section
 
-STYLE = """
-body{font-family:system-ui,sans-serif;margin:2em;color:#222}
-table{border-collapse:collapse;margin:1em 0}
-th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
-th{background:#f3f3f3} td.l,th.l{text-align:left}
-.pair{margin:1.5em 0} .pair table td{font-family:monospace;text-align:left;white-space:pre-wrap}
-.diff{background:#fff3cd} h3{font-size:1em}
-table.tasks td.why{font-size:.8em;max-width:28em} svg{display:block;margin:.5em 0}
-"""
-
-
-def _table(header: list[str], rows: list[list], left: int = 3) -> str:
-    head = "".join(f'<th class="{"l" if i < left else ""}">{escape(h)}</th>'
-                   for i, h in enumerate(header))  # fmt: skip
-    body = "".join(
-        "<tr>" + "".join(f'<td class="{"l" if i < left else ""}">{escape(str(c))}</td>'
-                         for i, c in enumerate(row)) + "</tr>"
-        for row in rows
-    )  # fmt: skip
-    return f"<table><tr>{head}</tr>{body}</table>"
-
+__all__ = ["page", "rate_plot", "render_html"]
 
 def rate_plot(report: AuditReport, width: int = 560, height: int = 300) -> str:
     """SVG lines: Type-3 (cumulative) task clone rate against temperature, per model and
@@ -158,20 +140,3 @@ def render_html(report: AuditReport) -> str:
         )
     body += [_evidence_html(pair) for pair in report.evidence]
     return page("cloneprobe audit", body)
-
-
-def page(title: str, body: list[str]) -> str:
-    """The report's page around its sections."""
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
-        + "\n".join(body)
-        + "</body></html>\n"
-    )
-
-
-def render_control_page(control: dict) -> str:
-    """The positive control's report.html: the report page with the control's section."""
-    body = ["<h1>cloneprobe positive control</h1>",
-            *control_section(control, _table, sortable_table), SORT_SCRIPT]  # fmt: skip
-    return page("cloneprobe positive control", body)
