@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.cli import main
 from cloneprobe.reports.files import write_atomically
+from cloneprobe.reports.task_view import SORT_SCRIPT
 
 MODEL = ('=HYPERLINK("http://evil","x") gpt[b]-4[i]o [/red] <script>alert(1)</script> '
          '\x1b[31m| \\input{/etc/passwd}')
@@ -59,7 +60,8 @@ def test_the_terminal_shows_markup_literally_and_no_escape_sequence(injected):
 def test_html_escapes_tags(injected):
     folder, _ = injected
     html = (folder / "report.html").read_text(encoding="utf-8")
-    assert "<script>" not in html and "&lt;script&gt;" in html
+    # the planted <script> is text; the page's only script is the static column sorter
+    assert html.replace(SORT_SCRIPT, "").count("<script") == 0 and "&lt;script&gt;" in html
     assert "\x1b" not in html
 
 

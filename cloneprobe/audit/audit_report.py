@@ -153,6 +153,8 @@ class _PairLines(TypedDict):
     sample_lines: list[int]
     has_errors: bool
     compared: ComparedLines
+    code: ComparedLines
+    """The canonical's and the sample's fragment as written (the code itself)."""
 
 
 class EvidencePair(_PairLines, total=False):
@@ -164,6 +166,10 @@ class EvidencePair(_PairLines, total=False):
     reasons: list[str]
     sample_function: str | None
     in_answer: bool
+    independent_solutions: list[Json]
+    """Closest independent solutions of the task (other model families, reference solutions),
+    when the evidence rule measured them: each with a `label` (or `model`/`source`), its
+    `similarity` and its `code` (lines or text)."""
 
 
 class UninformativeTask(TypedDict):

@@ -19,7 +19,9 @@ The JSON document (`schema`: "cloneprobe.audit/1"):
 - `samples`: `model`, `temperature`, `prompt_set`, `variant`, `task_id`, `sample`,
   `clone_type` (1, 2, 3 or null: the most specific found), `similarity`, `trivial_type`, and
   `passed` and `reason` when executed;
-- `evidence`: clone pairs with the canonical and sample lines compared: every pair, up to
+- `evidence`: clone pairs with the canonical and sample lines compared (`compared`, renamed as
+  the type compares them) and the code itself (`code`: the fragments' lines as written): every
+  pair, up to
   `evidence_per_task` per group and task (`evidence_total` counts them all; every pair is in
   the JSON-lines file `evidence_file` beside the report);
 - `skipped`: samples not judged, by reason (e.g. over the size cap).
@@ -48,6 +50,7 @@ from collections import Counter
 
 from cloneprobe.audit.aggregate import Group, compare_prompt_sets, prompt_label
 from cloneprobe.audit.detection import CanonicalFragments, DetectionSettings, Verdict
+from cloneprobe.benchmarks import canonical_source
 from cloneprobe.clones import FragmentExtractor, SourceFile, rank_of, type_named
 from cloneprobe.clones.normalize import compared_lines
 from cloneprobe.evidence.stream import StreamedEvidence
@@ -177,16 +180,17 @@ def _evidence(canonicals, settings, sample, pair: dict) -> dict:
     task = canonicals.benchmark.get(sample.task_id)
     language = task.language if task else "python"
     extractor: FragmentExtractor = canonicals.extractor(language, layout)
+    sample_text = settings.sample_text(sample.program or "", language)
     fragment = next(
         (
             f
-            for f in extractor.extract(
-                SourceFile("sample", settings.sample_text(sample.program or "", language))
-            )
+            for f in extractor.extract(SourceFile("sample", sample_text))
             if [f.start_line, f.end_line] == pair["sample_lines"]
         ),
         None,
     )
+    canonical_task = canonicals.benchmark.get(pair["canonical_task"])
+    canonical_text = canonical_source(canonical_task) if canonical_task else ""
     mode = type_named(pair["type"]).rename
     header = settings.config.profile.compare_header
 
@@ -206,4 +210,11 @@ def _evidence(canonicals, settings, sample, pair: dict) -> dict:
         "sample_lines": pair["sample_lines"],
         "has_errors": pair["has_errors"],
         "compared": {"canonical": lines(canonical), "sample": lines(fragment)},
+        "code": {"canonical": source_lines(canonical_text, pair["canonical_lines"]),
+                 "sample": source_lines(sample_text, pair["sample_lines"])},
     }
+
+
+def source_lines(text: str, span: list[int]) -> list[str]:
+    """The lines `span` (first and last, from 1) of `text`, as written."""
+    return text.splitlines()[span[0] - 1 : span[1]]

@@ -28,6 +28,7 @@ from .tables import (
     display_group_rows,
     group_rows,
     isolation_line,
+    pair_count_line,
     runs_line,
     settings_line,
 )
@@ -108,8 +109,7 @@ def render_markdown(report: AuditReport) -> str:
                   markdown_text(calibration_line())]  # fmt: skip
     if runs_line(report):
         parts.append(markdown_text(runs_line(report)))
-    total = report.evidence_total
-    parts.append(f"{total} clone pairs as evidence (see the HTML report and "
+    parts.append(f"{pair_count_line(report)} (see the HTML report and "
                  f"{report.evidence_file}).")  # fmt: skip
     reasons = [
         "- " + markdown_text(

@@ -6,15 +6,23 @@ from __future__ import annotations
 from cloneprobe.reports.safe_text import html_text as escape
 
 STYLE = """
-body{font-family:system-ui,sans-serif;margin:2em;color:#222}
+body{font-family:system-ui,sans-serif;margin:1.5em 2em;color:#222;max-width:120em}
 table{border-collapse:collapse;margin:1em 0}
 th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
 th{background:#f3f3f3} td.l,th.l{text-align:left}
-.pair{margin:1.5em 0} .pair table td{font-family:monospace;text-align:left;white-space:pre-wrap}
-.diff{background:#fff3cd} h3{font-size:1em}
-table.tasks td.why{font-size:.8em;max-width:28em} svg{display:block;margin:.5em 0}
+h1{margin:.2em 0} #summary{border:1px solid #bbb;border-radius:6px;padding:.2em 1em;
+background:#fafafa} p.answer{font-size:1.15em;font-weight:600} ul.groups{margin:.3em 0}
+ol.cases .why{color:#555;font-size:.9em} dl{display:grid;grid-template-columns:max-content auto;
+gap:.2em 1em;font-size:.9em} dt{font-weight:600} dd{margin:0}
+.pair{margin:1.5em 0;border-top:1px solid #ddd} table.code td{font-family:monospace;
+text-align:left;white-space:pre-wrap} .pair pre{background:#f6f6f6;padding:.4em}
+h3{font-size:1em} p.tier{font-weight:600}
+.tier-evidence p.tier{color:#b00} .tier-similar p.tier{color:#555}
+div.wide{overflow-x:auto;max-width:100%} table.tasks td{white-space:nowrap;overflow:hidden;
+text-overflow:ellipsis;max-width:14em} table.tasks td.why{font-size:.85em;max-width:18em}
+.diff{background:#fff8e1} td.v-memorized{color:#b00;font-weight:600}
+td.v-suspected{color:#a60;font-weight:600} svg{display:block;margin:.5em 0}
 """
-
 
 def plain_table(header: list[str], rows: list[list], left: int = 3) -> str:
     head = "".join(f'<th class="{"l" if i < left else ""}">{escape(h)}</th>'

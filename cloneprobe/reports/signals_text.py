@@ -40,11 +40,12 @@ def print_signal_groups(report: AuditReport, console: Console) -> None:
             if summary.get("reason"):
                 reasons.setdefault(name, summary["reason"])
         tasks = max((s.get("tasks", 0) for s in group["signals"].values()), default=0)
-        table.add_row(group["model"], f"{group['temperature']:g}", group["prompt_set"],
-                      str(tasks), *cells)  # fmt: skip
+        table.add_row(*map(terminal_text, (group["model"], f"{group['temperature']:g}",
+                                           group["prompt_set"], str(tasks), *cells)))
     console.print(table)
     for name, reason in reasons.items():
-        console.print(f"[dim]{name} n/a: {reason}[/dim]", highlight=False, soft_wrap=True)
+        console.print(terminal_text(f"{name} n/a: {reason}", "dim"), highlight=False,
+                      soft_wrap=True)
 
 
 def print_signal_tasks(report: AuditReport, console: Console) -> None:

@@ -79,10 +79,22 @@ def runs_line(report: AuditReport) -> str:
 
 
 GROUP_HEADER = ["model", "temperature", "prompts", "tasks", "samples",
-                *(f"Type-{t}" for t in TYPES), f"samples T{'/T'.join(TYPES)}",
-                "trivial only"]  # fmt: skip
+                *(f"tasks with Type-{t}" for t in TYPES), f"samples with T{'/T'.join(TYPES)}",
+                "tasks with trivial clones only"]  # fmt: skip
 COMPARISON_HEADER = ["model", "temperature", "vs", "type", "original", "other", "only original",
                      "only other", "McNemar p", "difference [95% CI]"]  # fmt: skip
+
+
+def pair_count_line(report: AuditReport) -> str:
+    """How many clone pairs, in how many tasks, and how many of them are evidence (a clone
+    pair is not by itself evidence of memorization)."""
+    from cloneprobe.audit.verdict_summary import pair_counts
+
+    counts = pair_counts(report)
+    if not report.has_evidence_view:
+        return f"{counts.pairs} clone pair(s) in {counts.tasks} task(s)"
+    return (f"{counts.pairs} clone pair(s) in {counts.tasks} task(s); {counts.evidence_pairs} "
+            f"of them, in {counts.evidence_tasks} task(s), are evidence of memorization")
 
 
 def display_group_rows(report: AuditReport) -> list[list[str]]:
@@ -106,7 +118,7 @@ def display_comparison_rows(report: AuditReport) -> list[list[str]]:
     ]  # fmt: skip
 
 
-CORRECTNESS_HEADER = ["model", "temperature", "prompts", "executed", "pass@1", "pass@3",
+CORRECTNESS_HEADER = ["model", "temperature", "prompts", "samples passed/run", "pass@1", "pass@3",
                       "pass@10", "pass@1 no clone", "pass@1 with clone", "pass@1 w/o T1",
                       "w/o T1-2", "w/o T1-3 (drop)"]  # fmt: skip
 

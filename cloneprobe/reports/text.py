@@ -20,6 +20,7 @@ from .tables import (
     display_correctness_rows,
     display_group_rows,
     isolation_line,
+    pair_count_line,
     runs_line,
     settings_line,
 )
@@ -61,7 +62,7 @@ def print_report(report: AuditReport, console: Console, evidence: bool = False) 
     total = report.evidence_total
     shown = "" if total == len(pairs) else f" ({len(pairs)} shown, at most " \
         f"{report.evidence_per_task} per group and task)"
-    console.print(f"{total} clone pair(s) as evidence{shown}"
+    console.print(f"{pair_count_line(report)}{shown}"
                   + ("" if evidence else " (--evidence prints them side by side)"),
                   highlight=False)  # fmt: skip
     if evidence:
