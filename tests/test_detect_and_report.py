@@ -214,9 +214,9 @@ class WellFormedness(HTMLParser):
     def _attributes(self, tag: str, attrs) -> None:
         self.tags.append(tag)
         for name, value in attrs:
-            if name in ("src", "href", "xlink:href", "srcset", "action", "data"):
-                if not (name == "href" and tag == "a" and (value or "").startswith("#")):
-                    self.references.append(f"{tag} {name}={value}")  # in-page links are fine
+            in_page = name == "href" and tag == "a" and (value or "").startswith("#")
+            if name in ("src", "href", "xlink:href", "srcset", "action", "data") and not in_page:
+                self.references.append(f"{tag} {name}={value}")  # in-page links are fine
             if name == "class" and value:
                 self.classes += [f"{tag}.{c}" for c in value.split()]
 

@@ -111,7 +111,7 @@ def pair_key(pair: EvidencePair) -> tuple:
 
 @dataclass(frozen=True)
 class PairCounts:
-    """Clone pairs and the tasks they fall in, all and those that are evidence."""
+    """Clone pairs and the distinct tasks they fall in, all and those that are evidence."""
 
     pairs: int
     tasks: int
@@ -120,12 +120,13 @@ class PairCounts:
 
 
 def pair_counts(report: AuditReport) -> PairCounts:
-    """Counted over every pair (the evidence file), not only those shown."""
+    """Counted over every pair (the evidence file), not only those shown; tasks are distinct
+    task ids (a task cloned by two models or under two prompt sets counts once)."""
     tasks, evidence_tasks, evidence_pairs, pairs = set(), set(), 0, 0
     for pair in report.every_pair():
         pairs += 1
-        tasks.add(pair_key(pair))
+        tasks.add(pair["task_id"])
         if pair.get("tier") == "evidence":
             evidence_pairs += 1
-            evidence_tasks.add(pair_key(pair))
+            evidence_tasks.add(pair["task_id"])
     return PairCounts(pairs, len(tasks), evidence_pairs, len(evidence_tasks))

@@ -11,13 +11,19 @@ from cloneprobe.reports.safe_text import html_text as escape
 
 from .glossary import CLONE_TYPE_MEANING, TIER_MEANING
 
+LEGEND = ('<p class="legend"><span class="diff">lines that differ</span> '
+          '<span class="gap">lines on one side only (e.g. the prompt\'s docstring, which is '
+          "not compared)</span></p>")
 INDEPENDENT_SHOWN = 3
 """Independent solutions shown per pair (the closest first)."""
 
 
 def _side_by_side(left: list[str], right: list[str], headings: tuple[str, str]) -> str:
+    def css(same: bool, a: str, b: str) -> str:
+        return "" if same else ("diff" if a.strip() and b.strip() else "gap")
+
     rows = "".join(
-        f'<tr class="{"" if same else "diff"}"><td>{escape(a)}</td><td>{escape(b)}</td></tr>'
+        f'<tr class="{css(same, a, b)}"><td>{escape(a)}</td><td>{escape(b)}</td></tr>'
         for same, a, b in align_lines(left, right)
     )
     return (f'<table class="code"><tr><th class="l">{escape(headings[0])}</th>'
@@ -79,7 +85,7 @@ def pair_html(pair: EvidencePair, index: int) -> str:
     return (f'<div class="{css}" id="pair-{index}"><h3>{escape(title)}</h3>'
             f'<p class="tier">{escape(verdict)}</p><p>{escape(about)}</p>'
             + (f'<p class="why">Why: {escape(reasons)}</p>' if reasons else "")
-            + shown + independent_solutions_html(pair.get("independent_solutions") or [])
+            + LEGEND + shown + independent_solutions_html(pair.get("independent_solutions") or [])
             + "</div>")  # fmt: skip
 
 

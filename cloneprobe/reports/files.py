@@ -15,6 +15,7 @@ from cloneprobe.reports.safe_text import csv_cell, latex_text, markdown_text
 from . import evidence_tables as ev
 from .atomic import write_atomically
 from .html import render_html
+from .summary_lines import summary_lines
 from .tables import (
     COMPARISON_COLUMNS,
     COMPARISON_HEADER,
@@ -75,8 +76,11 @@ def _markdown_table(header: list[str], rows: list[list]) -> str:
 
 
 def render_markdown(report: AuditReport) -> str:
+    summary = summary_lines(report)
     parts = [
         "# cloneprobe audit",
+        *([f"**{markdown_text(summary[0])}**",
+           "\n".join("- " + markdown_text(line) for line in summary[1:])] if summary else []),
         f"Settings: {settings_line(report)}.",
         f"## {ev.EVIDENCE_TITLE}",
         _markdown_table(ev.EVIDENCE_HEADER, ev.display_evidence_rows(report)),

@@ -32,7 +32,13 @@ TIER_MEANING = {
 """A clone pair's evidence tier (cloneprobe.evidence.tiers)."""
 
 
+STRENGTH_MEANING = ("0 to 1: how much of the canonical solution's own content (what the "
+                    "prompt does not already show) the sample reproduces, scaled down for a "
+                    "short canonical")
+
+
 def glossary_items() -> list[tuple[str, str]]:
     """(term, meaning) of every verdict and clone type, in reading order."""
     return [*VERDICT_MEANING.items(),
-            *((f"Type-{t}", m.split(": ", 1)[1]) for t, m in CLONE_TYPE_MEANING.items())]
+            *((f"Type-{t}", m.split(": ", 1)[1]) for t, m in CLONE_TYPE_MEANING.items()),
+            ("strength", STRENGTH_MEANING)]

@@ -90,9 +90,8 @@ def evidence_heading(report: AuditReport) -> str:
     """How many clone pairs, in how many tasks, and how many of each are evidence."""
     counts = pair_counts(report)
     return (f"Clone pairs: {counts.pairs} pairs of a canonical solution and a sample, in "
-            f"{counts.tasks} task(s) of a model, temperature and prompt set; "
-            f"{counts.evidence_pairs} of them, in {counts.evidence_tasks} task(s), are evidence "
-            "of memorization")  # fmt: skip
+            f"{counts.tasks} task(s); {counts.evidence_pairs} of them, in "
+            f"{counts.evidence_tasks} task(s), are evidence of memorization")  # fmt: skip
 
 
 def render_html(report: AuditReport) -> str:

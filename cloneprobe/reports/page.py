@@ -20,7 +20,9 @@ h3{font-size:1em} p.tier{font-weight:600}
 .tier-evidence p.tier{color:#b00} .tier-similar p.tier{color:#555}
 div.wide{overflow-x:auto;max-width:100%} table.tasks td{white-space:nowrap;overflow:hidden;
 text-overflow:ellipsis;max-width:14em} table.tasks td.why{font-size:.85em;max-width:18em}
-.diff{background:#fff8e1} td.v-memorized{color:#b00;font-weight:600}
+.diff{background:#fff3cd} .gap{background:#f4f4f4;color:#777}
+p.legend span{padding:0 .4em;font-size:.85em;margin-right:.5em}
+td.v-memorized{color:#b00;font-weight:600}
 td.v-suspected{color:#a60;font-weight:600} svg{display:block;margin:.5em 0}
 """
 

@@ -11,6 +11,7 @@ from cloneprobe.reports.align import align_lines
 from cloneprobe.reports.safe_text import terminal_text
 
 from . import evidence_tables as ev
+from .summary_lines import summary_lines
 from .tables import (
     COMPARISON_HEADER,
     CORRECTNESS_HEADER,
@@ -32,6 +33,10 @@ def print_report(report: AuditReport, console: Console, evidence: bool = False) 
     console.print(line, highlight=False, soft_wrap=True)
     if runs_line(report):
         console.print(terminal_text(runs_line(report)), highlight=False, soft_wrap=True)
+    for number, sentence in enumerate(summary_lines(report)):
+        console.print(terminal_text(("" if number else "\n") + ("  " if number else "")
+                                    + sentence, "" if number else "bold"),
+                      highlight=False, soft_wrap=True)  # fmt: skip
     print_table(console, ev.EVIDENCE_TITLE, ev.EVIDENCE_HEADER, ev.display_evidence_rows(report))
     console.print(terminal_text(ev.uninformative_line(report)), highlight=False, soft_wrap=True)
     console.print(terminal_text(ev.chance_line(report)), highlight=False, soft_wrap=True)
