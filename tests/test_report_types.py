@@ -86,3 +86,27 @@ def test_a_python_caller_gets_the_report_the_cli_prints(store):
     printed = ok("report", "--store", str(store), "--json").stdout
     assert report.to_json() == printed
     assert report_from_dict(json.loads(printed)).as_dict() == report.as_dict()
+
+
+def test_the_terminal_evidence_shows_the_code_of_a_renamed_pair(store):
+    text = ok("report", "--store", str(store), "--evidence").output
+    assert "for i, elem in enumerate(numbers):" in text  # the renamed copy, as written
+    assert "x , x in x ( x )" not in text
+
+
+def test_a_pair_with_independent_solutions_shows_the_closest_ones(store):
+    from cloneprobe.reports.evidence_html import pair_html
+
+    document = json.loads(ok("report", "--store", str(store), "--json").stdout)
+    pair = {**document["evidence"][0], "independent_solutions": [
+        {"label": "other-family <b>model</b>", "similarity": 91.5,
+         "code": ["def f(numbers):", "    return any(<x>)"]},
+        {"source": "reference", "similarity": 40.0, "code": "def g():\n    pass"},
+        {"model": "far", "similarity": 10.0, "lines": ["x"]},
+        {"model": "farther", "similarity": 5.0, "lines": ["y"]}]}  # fmt: skip
+    html = pair_html(pair, 0)
+    assert "Closest independent solutions of the task (4)" in html
+    assert html.index("other-family &lt;b&gt;model&lt;/b&gt; (91.5%") < html.index("reference")
+    assert "return any(&lt;x&gt;)" in html and "farther" not in html  # the closest three
+    assert "1 more in the evidence file" in html
+    assert "independent" not in pair_html(document["evidence"][0], 0)

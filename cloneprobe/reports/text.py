@@ -84,9 +84,12 @@ def print_report(report: AuditReport, console: Console, evidence: bool = False) 
                 console.print(terminal_text(ev.pair_reason_line(pair)), highlight=False,
                               soft_wrap=True)  # fmt: skip
             side = Table(show_header=True)
-            side.add_column("canonical", overflow="fold")
-            side.add_column("sample", overflow="fold")
-            left, right = pair["compared"]["canonical"], pair["compared"]["sample"]
+            code = pair.get("code")  # the code as written (a report before it: compared lines)
+            shown = "" if code else " (as compared)"
+            side.add_column(f"canonical{shown}", overflow="fold")
+            side.add_column(f"sample{shown}", overflow="fold")
+            left, right = (code or pair["compared"])["canonical"], (code or pair["compared"])[
+                "sample"]
             for same, a, b in align_lines(left, right):
                 side.add_row(terminal_text(a), terminal_text(b), style=None if same else "yellow")
             console.print(side)
