@@ -107,7 +107,7 @@ def render_html(report: AuditReport) -> str:
         f"<p>{escape(ev.uninformative_line(report))}</p>",
         f"<p>{escape(ev.chance_line(report))}</p>",
         "<h2>Tasks with a clone of the canonical solution (cumulative)</h2>",
-        "<p>" + escape(" ".join(CLONE_TYPE_MEANING.values())) + " Cumulative: a Type-1 clone "
+        "<p>" + escape(". ".join(CLONE_TYPE_MEANING.values())) + ". Cumulative: a Type-1 clone "
         "counts as Type-2 and Type-3 too. A clone is not by itself evidence of memorization: "
         "see the summary.</p>",
         _table(GROUP_HEADER, groups),

@@ -9,7 +9,7 @@ STYLE = """
 body{font-family:system-ui,sans-serif;margin:1.5em 2em;color:#222;max-width:120em}
 table{border-collapse:collapse;margin:1em 0}
 th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
-th{background:#f3f3f3} td.l,th.l{text-align:left}
+th{background:#f3f3f3} td.l,th.l{text-align:left} td.l{white-space:nowrap}
 h1{margin:.2em 0} #summary{border:1px solid #bbb;border-radius:6px;padding:.2em 1em;
 background:#fafafa} p.answer{font-size:1.15em;font-weight:600} ul.groups{margin:.3em 0}
 ol.cases .why{color:#555;font-size:.9em} dl{display:grid;grid-template-columns:max-content auto;

@@ -33,22 +33,25 @@ def _span(values: Sequence[float]) -> tuple[float, float]:
     return low - pad, high + pad
 
 
-LABELLED = 4
-"""Points named on the plot itself per series (the most memorization-like, i.e. the highest);
-every point names itself on hover."""
+LABELLED = 3
+"""Points named beside each series of a strip plot (the highest: the most memorization-like)
+and on a scatter (the farthest from the diagonal); every point names itself on hover."""
+NAMES_WIDTH = 330
+"""Room right of a strip plot for the names of each row's highest points."""
 
 
 def _point(cx: float, cy: float, r: float, colour: str, name: str | None, value: float,
-           label: bool) -> str:  # fmt: skip
+           label: bool, left_of: bool = False) -> str:  # fmt: skip
     """A dot; with a name, a hover title and (when `label`) the name written beside it."""
     if name is None:
         return (f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r}" fill="{colour}" '
                 'fill-opacity="0.6"/>')  # fmt: skip
     dot = (f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r}" fill="{colour}" fill-opacity="0.6">'
            f"<title>{escape(name)}: {value:.4g}</title></circle>")  # fmt: skip
-    if label:
-        dot += (f'<text x="{cx + 4:.1f}" y="{cy - 4:.1f}" font-size="9" fill="#444">'
-                f"{escape(name)}</text>")  # fmt: skip
+    if label:  # beside the dot, on its left when it is near the right edge
+        x, anchor = (cx - 4, "end") if left_of else (cx + 4, "start")
+        dot += (f'<text x="{x:.1f}" y="{cy - 4:.1f}" font-size="9" fill="#444" '
+                f'text-anchor="{anchor}">{escape(name)}</text>')  # fmt: skip
     return dot
 
 
@@ -69,6 +72,8 @@ def strip_plot(title: str, rows: Sequence[tuple[str, Sequence[float]]], axis: st
     low, high = _span(every)
     label_width, row_height, top = 190, 26, 26
     left, right = label_width, width - 15
+    if names is not None:
+        width += NAMES_WIDTH
     height = top + row_height * len(shown) + 34
 
     def x(value: float) -> float:
@@ -95,8 +100,11 @@ def strip_plot(title: str, rows: Sequence[tuple[str, Sequence[float]]], axis: st
         points = sorted(named[number][1], key=lambda point: point[0])
         for rank, (value, name) in enumerate(points):
             offset = ((rank * 7) % 15 - 7) * 0.8
-            parts.append(_point(x(value), middle + offset, 2.5, colour, name, value,
-                                rank >= len(points) - LABELLED))  # fmt: skip
+            parts.append(_point(x(value), middle + offset, 2.5, colour, name, value, False))
+        highest = [name for _, name in reversed(points[-LABELLED:]) if name is not None]
+        if highest:  # named beside the row, outside the plot, so that no label covers a dot
+            parts.append(f'<text x="{right + 12}" y="{middle + 4:.1f}" font-size="10" '
+                         f'fill="#444">highest: {escape(", ".join(highest))}</text>')  # fmt: skip
         if values:
             ordered = sorted(values)
             median = (ordered[(len(ordered) - 1) // 2] + ordered[len(ordered) // 2]) / 2
@@ -151,8 +159,9 @@ def scatter_plot(title: str, series: Sequence[tuple[str, Sequence[tuple[float, f
         for index, (a, b) in enumerate(pairs):
             if math.isfinite(a) and math.isfinite(b):
                 name = names[number][index] if names is not None else None
-                parts.append(_point(at(a), flip(b), 3, colour, name, b, index in labelled))
-        parts.append(f'<text x="{size + 5}" y="{size - far + 13 * number + 8}" font-size="11" '
+                parts.append(_point(at(a), flip(b), 3, colour, name, b, index in labelled,
+                                    at(a) > far - 60))
+        parts.append(f'<text x="{size + 15}" y="{size - far + 13 * number + 8}" font-size="11" '
                      f'fill="{colour}">{escape(label)} ({len(pairs)})</text>')  # fmt: skip
     parts.append("</svg>")
     return "".join(parts)

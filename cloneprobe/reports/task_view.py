@@ -140,8 +140,6 @@ def task_section(report: AuditReport, table) -> list[str]:
              f"it whole. {escape(signals)}</p>",
              sortable_table(tr.task_header(report), rows, tr.COLUMN_TITLES),
              SORT_SCRIPT,
-             f"<h2>{escape(tr.VERDICT_TITLE)}</h2>",
-             table(tr.VERDICT_HEADER, tr.verdict_group_rows(report), 3),
              f"<p>{escape(calibration_line())}</p>"]  # fmt: skip
     distributions = distribution_plots(report)
     if distributions:
