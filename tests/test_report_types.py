@@ -110,3 +110,15 @@ def test_a_pair_with_independent_solutions_shows_the_closest_ones(store):
     assert "return any(&lt;x&gt;)" in html and "farther" not in html  # the closest three
     assert "1 more in the evidence file" in html
     assert "independent" not in pair_html(document["evidence"][0], 0)
+
+
+def test_a_renamed_line_is_shown_beside_the_line_it_renames():
+    from cloneprobe.reports.align import align_lines, shape_of
+
+    canonical = ["def f(xs):", "    best = None", "    return best"]
+    sample = ["def f(xs):", '    """Doc."""', "    top = None", "    return top"]
+    rows = align_lines(canonical, sample, shape_of)
+    assert rows == [(True, "def f(xs):", "def f(xs):"), (False, "", '    """Doc."""'),
+                    (False, "    best = None", "    top = None"),
+                    (False, "    return best", "    return top")]  # fmt: skip
+    assert align_lines(canonical, sample)[1] == (False, "    best = None", '    """Doc."""')

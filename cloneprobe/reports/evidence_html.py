@@ -6,7 +6,7 @@ measured them."""
 from __future__ import annotations
 
 from cloneprobe.audit.audit_report import EvidencePair
-from cloneprobe.reports.align import align_lines
+from cloneprobe.reports.align import align_lines, shape_of
 from cloneprobe.reports.safe_text import html_text as escape
 
 from .glossary import CLONE_TYPE_MEANING, TIER_MEANING
@@ -18,13 +18,14 @@ INDEPENDENT_SHOWN = 3
 """Independent solutions shown per pair (the closest first)."""
 
 
-def _side_by_side(left: list[str], right: list[str], headings: tuple[str, str]) -> str:
+def _side_by_side(left: list[str], right: list[str], headings: tuple[str, str],
+                  key=None) -> str:  # fmt: skip
     def css(same: bool, a: str, b: str) -> str:
         return "" if same else ("diff" if a.strip() and b.strip() else "gap")
 
     rows = "".join(
         f'<tr class="{css(same, a, b)}"><td>{escape(a)}</td><td>{escape(b)}</td></tr>'
-        for same, a, b in align_lines(left, right)
+        for same, a, b in align_lines(left, right, key)
     )
     return (f'<table class="code"><tr><th class="l">{escape(headings[0])}</th>'
             f'<th class="l">{escape(headings[1])}</th></tr>{rows}</table>')  # fmt: skip
@@ -75,7 +76,7 @@ def pair_html(pair: EvidencePair, index: int) -> str:
     compared = pair["compared"]
     renamed = _side_by_side(compared["canonical"], compared["sample"], headings)
     if code:
-        shown = (_side_by_side(code["canonical"], code["sample"], headings)
+        shown = (_side_by_side(code["canonical"], code["sample"], headings, shape_of)
                  + '<details class="compared"><summary>As the detector compared them (pretty-'
                  f"printed{', renamed' if str(pair['type']) != '1' else ''})</summary>"
                  f"{renamed}</details>")  # fmt: skip

@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cloneprobe.audit.audit_report import AuditReport
-from cloneprobe.reports.align import align_lines
+from cloneprobe.reports.align import align_lines, shape_of
 from cloneprobe.reports.safe_text import terminal_text
 
 from . import evidence_tables as ev
@@ -90,7 +90,7 @@ def print_report(report: AuditReport, console: Console, evidence: bool = False) 
             side.add_column(f"sample{shown}", overflow="fold")
             left, right = (code or pair["compared"])["canonical"], (code or pair["compared"])[
                 "sample"]
-            for same, a, b in align_lines(left, right):
+            for same, a, b in align_lines(left, right, shape_of if code else None):
                 side.add_row(terminal_text(a), terminal_text(b), style=None if same else "yellow")
             console.print(side)
 
