@@ -418,6 +418,8 @@ class ReportSections:
 def complete_report(report: AuditReport, sections: ReportSections) -> AuditReport:
     """The report with the contamination split and the control's section, when asked for."""
     if sections.control_dir is not None:
+        from cloneprobe.control.saved import load_control
+
         report = report.with_sections(control=load_control(sections.control_dir))
     if sections.contamination_dir is not None:
         from cloneprobe.audit.contamination import found_tasks, split_by_contamination
@@ -426,26 +428,6 @@ def complete_report(report: AuditReport, sections: ReportSections) -> AuditRepor
         report = report.with_sections(contamination=split_by_contamination(
             report, found, str(sections.contamination_dir)))  # fmt: skip
     return report
-
-
-def load_control(folder: Path) -> dict:
-    """A finished control's control.json (an error naming the folder when it holds none)."""
-    import json
-
-    path = folder / "control.json"
-    try:
-        control = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise UserError(
-            f"--control {folder}: cannot read {path} ({error}); give the --output folder of a "
-            "finished `cloneprobe control`"
-        ) from error
-    if not isinstance(control, dict) or not {"settings", "split", "models"} <= set(control):
-        raise UserError(
-            f"--control {folder}: {path} is not a control's report (settings, split and models "
-            "expected); give the --output folder of a finished `cloneprobe control`"
-        )
-    return control
 
 
 def report_store(
@@ -476,7 +458,7 @@ def stored_signals(
     """The report with the signals the store holds for its samples (nothing computed, no model
     loaded; a score not stored is shown as not available) and the per-task verdicts; the
     report unchanged when the store holds no signal for them."""
-    from cloneprobe.signals.flow import stored_signal_names
+    from cloneprobe.signals.flow import StoredScorers, stored_signal_names
 
     samples = list(selection)
     names = stored_signal_names(store, sorted({s.model for s in samples}))
@@ -491,25 +473,3 @@ def stored_signals(
         )  # fmt: skip
     return report.with_sections(signals=signals_section(rows, names, None),
                                 tasks=tasks_list(rows, report))  # fmt: skip
-
-
-class StoredScorers:
-    """A scorer factory for reading stored scores only: a model's scorer identity is the one
-    its stored likelihood scores were computed under; no scorer is ever made."""
-
-    def __init__(self, store: SampleStore) -> None:
-        self.store = store
-
-    def identity(self, model: str) -> str:
-        from cloneprobe.signals.flow import SAMPLES_SCORER
-
-        row = self.store.db.execute(
-            "SELECT scorer FROM signal_scores WHERE model = ? AND scorer != ? LIMIT 1",
-            (model, SAMPLES_SCORER),
-        ).fetchone()
-        return row[0] if row else model
-
-    def __call__(self, model: str):
-        from cloneprobe.signals.base import SignalError
-
-        raise SignalError(f"{model}: not in the store; `cloneprobe signals` computes it")

@@ -291,3 +291,21 @@ def _add_fixed_views(rows: list[TaskSignals]) -> None:
         other = fixed.get((row.model, row.settings_key, row.temperature, row.task_id))
         if other is not None:
             row.relative["fixed"] = original_vs_fixed(row.scores, other.scores)
+
+
+class StoredScorers:
+    """A scorer factory for reading stored scores only: a model's scorer identity is the one
+    its stored likelihood scores were computed under; no scorer is ever made."""
+
+    def __init__(self, store: SampleStore) -> None:
+        self.store = store
+
+    def identity(self, model: str) -> str:
+        row = self.store.db.execute(
+            "SELECT scorer FROM signal_scores WHERE model = ? AND scorer != ? LIMIT 1",
+            (model, SAMPLES_SCORER),
+        ).fetchone()
+        return row[0] if row else model
+
+    def __call__(self, model: str) -> LogProbScorer:
+        raise SignalError(f"{model}: not in the store; `cloneprobe signals` computes it")

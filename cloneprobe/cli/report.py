@@ -58,7 +58,7 @@ def report_command(store_path, models, prompt_sets, benchmark_spec, control_dir,
     ):  # a control's own store: its section too
         control_dir = store_path.parent
     if control_dir is not None:
-        from ..pipeline import load_control
+        from ..control.saved import load_control
 
         load_control(control_dir)  # checked before the store is read
     sections = ReportSections(options.get("contamination_dir"), control_dir)
