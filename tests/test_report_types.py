@@ -78,10 +78,12 @@ def test_a_key_the_types_do_not_know_is_refused_by_the_schema(store):
 def test_a_python_caller_gets_the_report_the_cli_prints(store):
     from cloneprobe.audit.detection import DetectionSettings
     from cloneprobe.clones import DetectorConfig
+    from cloneprobe.generation import SampleStore
     from cloneprobe.pipeline import SilentReporter, report_store
 
     settings = DetectionSettings(DetectorConfig())
-    report = report_store(store, HUMANEVAL, settings, SilentReporter())
+    with SampleStore(store, read_only=True) as opened:
+        report = report_store(opened, HUMANEVAL, settings, SilentReporter())
     assert isinstance(report, AuditReport) and report.tasks and report.signals
     printed = ok("report", "--store", str(store), "--json").stdout
     assert report.to_json() == printed
