@@ -34,6 +34,7 @@ from .registry import BENCHMARKS as BENCHMARKS
 from .registry import DEFAULT_BENCHMARK as DEFAULT_BENCHMARK
 from .registry import BenchmarkEntry as BenchmarkEntry
 from .registry import benchmark_choices as benchmark_choices
+from .registry import load_benchmark as load_benchmark
 from .registry import register_benchmark as register_benchmark
 from .selection import (
     id_prefix as id_prefix,
@@ -49,9 +50,6 @@ from .tasks import (
 )
 from .tasks import (
     Task as Task,
-)
-from .tasks import (
-    load_benchmark as load_benchmark,
 )
 from .tasks import (
     load_benchmark_jsonl as load_benchmark_jsonl,

@@ -160,10 +160,3 @@ def parse_jsonl(text: str, source: str) -> Iterator[tuple[int, dict]]:
                 "must be one JSON object"
             )
         yield number, record
-
-
-def load_benchmark(spec: str | None = None) -> Benchmark:
-    """A built-in benchmark by name or the path of a benchmark JSONL (see `registry`)."""
-    from .registry import load_benchmark as load
-
-    return load(spec)

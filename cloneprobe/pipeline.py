@@ -2,7 +2,9 @@
 
 Commands call these functions with typed settings (`settings.py`) and a `Reporter` for
 progress; the functions know nothing of the command line. Data flows one way: benchmarks ->
-generation -> execution and detection -> aggregation -> the report dictionary.
+generation -> execution and detection -> aggregation -> the report (`AuditReport`, one typed
+value for every command and every Python caller: `report_store` gives what `cloneprobe report`
+renders).
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
+from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.audit.detection import CanonicalFragments, DetectionSettings
 from cloneprobe.audit.signal_table import signals_section, tasks_list
 from cloneprobe.audit.stream import audit_stream
@@ -303,9 +307,9 @@ def detect_and_report(
     reporter: Reporter,
     execution: ExecutionSettings | None = None,
     required_execution: bool = False,
-) -> dict:
+) -> AuditReport:
     """Execute (when `execution` is given) and detect what is not yet done, then build the
-    report dictionary; no sample to report on is an error."""
+    report; no sample to report on is an error."""
     total = samples.count()
     if not total:
         raise UserError(
@@ -319,8 +323,8 @@ def detect_and_report(
         view = StreamedEvidence(canonicals, settings, samples)
         builder = ReportBuilder(settings, canonicals, view=view)
         report = audit_stream(store, benchmark, settings, samples, builder, progress=bar.advance)
-    if not report["groups"]:
-        reasons = ", ".join(f"{n} {why}" for why, n in report["skipped"].items())
+    if not report.groups:
+        reasons = ", ".join(f"{n} {why}" for why, n in report.skipped.items())
         raise UserError(
             f"{store.path}: none of the {total} samples could be judged ({reasons}); give the "
             "--benchmark the samples answer"
@@ -333,7 +337,7 @@ def report_on_source(
     settings: DetectionSettings,
     reporter: Reporter,
     execution: ExecutionSettings | None = None,
-) -> dict:
+) -> AuditReport:
     """`detect` and `execute`: the source's samples (files imported first), executed when
     `execution` is given, detected, and reported."""
     benchmark = load_benchmark(source.benchmark)
@@ -344,16 +348,16 @@ def report_on_source(
 
 
 def attach_signals(
-    report: dict,
+    report: AuditReport,
     store: SampleStore,
     benchmark: Benchmark,
     selection: Iterable[StoredSample],
     prompt_sets: list[PromptSet],
     settings: SignalSettings,
     reporter: Reporter,
-) -> dict:
-    """Compute the chosen signals for the report's samples (resuming from the store) and add
-    the `tasks` list and the `signals` section to the report. The samples are read once (a
+) -> AuditReport:
+    """Compute the chosen signals for the report's samples (resuming from the store): the
+    report with the `signals` section and the `tasks` list. The samples are read once (a
     signal reads a task's samples together)."""
     samples = list(selection)
     names = settings.names or parse_signal_names(None)
@@ -368,9 +372,8 @@ def attach_signals(
             store, benchmark, sorted({s.model for s in samples}), prompt_sets, names,
             ScorerFactory(options), bar.advance, settings.reference_model, samples,
         )  # fmt: skip
-    report["signals"] = signals_section(rows, names, settings.reference_model)
-    report["tasks"] = tasks_list(rows, report)
-    return report
+    return report.with_sections(signals=signals_section(rows, names, settings.reference_model),
+                                tasks=tasks_list(rows, report))
 
 
 def stored_prompt_sets(samples: Iterable[StoredSample], benchmark: Benchmark) -> list[PromptSet]:
@@ -392,7 +395,7 @@ def signals_on_source(
     detection: DetectionSettings,
     settings: SignalSettings,
     reporter: Reporter,
-) -> dict:
+) -> AuditReport:
     """`cloneprobe signals`: the source's samples detected (stored verdicts reused) and their
     signals computed (stored scores reused), as one report with the `tasks` list."""
     benchmark = load_benchmark(source.benchmark)
@@ -401,3 +404,72 @@ def signals_on_source(
         report = detect_and_report(store, benchmark, detection, samples, reporter)
         prompt_sets = stored_prompt_sets(samples, benchmark)
         return attach_signals(report, store, benchmark, samples, prompt_sets, settings, reporter)
+
+
+@dataclass(frozen=True)
+class ReportSections:
+    """Sections a report can take from outside the store: a corpus scan's folder (the
+    contamination split) and a finished positive control's folder."""
+
+    contamination_dir: Path | None = None
+    control_dir: Path | None = None
+
+
+def complete_report(report: AuditReport, sections: ReportSections) -> AuditReport:
+    """The report with the contamination split and the control's section, when asked for."""
+    if sections.control_dir is not None:
+        from cloneprobe.control.saved import load_control
+
+        report = report.with_sections(control=load_control(sections.control_dir))
+    if sections.contamination_dir is not None:
+        from cloneprobe.audit.contamination import found_tasks, split_by_contamination
+
+        found, _ = found_tasks(sections.contamination_dir)
+        report = report.with_sections(contamination=split_by_contamination(
+            report, found, str(sections.contamination_dir)))  # fmt: skip
+    return report
+
+
+def report_store(
+    store: SampleStore,
+    benchmark: Benchmark,
+    detection: DetectionSettings,
+    reporter: Reporter,
+    models: list[str] | None = None,
+    prompt_sets: list[str] | None = None,
+    sections: ReportSections = ReportSections(),
+) -> AuditReport:
+    """`cloneprobe report`: everything the (read-only) store holds for the selection: clone
+    verdicts (those not stored yet computed for this report only), the signals `signals` or
+    `audit --signals` stored with the per-task verdicts, and the sections asked for."""
+    samples = select_samples(store, models, prompt_sets)
+    report = detect_and_report(store, benchmark, detection, samples, reporter)
+    report = stored_signals(report, store, benchmark, samples, reporter)
+    return complete_report(report, sections)
+
+
+def stored_signals(
+    report: AuditReport,
+    store: SampleStore,
+    benchmark: Benchmark,
+    selection: Iterable[StoredSample],
+    reporter: Reporter,
+) -> AuditReport:
+    """The report with the signals the store holds for its samples (nothing computed, no model
+    loaded; a score not stored is shown as not available) and the per-task verdicts; the
+    report unchanged when the store holds no signal for them."""
+    from cloneprobe.signals.flow import StoredScorers, stored_signal_names
+
+    samples = list(selection)
+    names = stored_signal_names(store, sorted({s.model for s in samples}))
+    if not names:
+        return report
+    prompt_sets = stored_prompt_sets(samples, benchmark)
+    total = count_rows(samples, prompt_sets, benchmark)
+    with reporter.task("stored signals", total) as bar:
+        rows = compute_signals(
+            store, benchmark, sorted({s.model for s in samples}), prompt_sets, names,
+            StoredScorers(store), bar.advance, None, samples, stored_only=True,
+        )  # fmt: skip
+    return report.with_sections(signals=signals_section(rows, names, None),
+                                tasks=tasks_list(rows, report))  # fmt: skip

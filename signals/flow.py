@@ -118,10 +118,12 @@ def compute_signals(
     progress: Callable[[int], None] | None = None,
     reference_model: str | None = None,
     samples: Sequence[StoredSample] | None = None,
+    stored_only: bool = False,
 ) -> list[TaskSignals]:
     """Every chosen signal for the stored samples of `models` (all when empty) on
     `prompt_sets`, computing only what the store lacks; `progress` advances once per row
-    (model x settings x temperature x prompt set x task) as its last score is ready."""
+    (model x settings x temperature x prompt set x task) as its last score is ready. With
+    `stored_only`, nothing is computed or written: a score the store lacks is unavailable."""
     if samples is None:
         samples = list(store.samples(list(models) or None, [p.name for p in prompt_sets] or None))
     prompts = {(p.name, q.variant, q.task_id): q.text for p in prompt_sets for q in p.prompts}
@@ -169,7 +171,10 @@ def compute_signals(
                     into = references.setdefault(id(row), {})
                     key = _key(scorer_factory, signal, group, inputs, reference_model)
                     todo.append(_Pending(row, into, signal, inputs, key, reference_model))
-    _fill(SignalStore(store.db), todo, scorer_factory, progress)
+    if stored_only:
+        _read(SignalStore(store.db, create=False), todo, progress)
+    else:
+        _fill(SignalStore(store.db), todo, scorer_factory, progress)
     for row in rows:
         if id(row) in references:
             row.relative["reference"] = target_vs_reference(row.scores, references[id(row)])
@@ -206,6 +211,30 @@ def _key(factory: ScorerFactory, signal: Signal, group: _Group, inputs: TaskInpu
     samples_key = f"{group.settings_key}|T={group.temperature:g}"
     return ScoreKey(model, SAMPLES_SCORER, group.prompt_set, group.variant, inputs.task_id,
                     samples_key, signal.name, digest)  # fmt: skip
+
+
+def stored_signal_names(store: SampleStore, models: Sequence[str]) -> list[str]:
+    """The signals the store holds scores of for any of `models`, in the registry's order."""
+    from cloneprobe.signals.registry import SIGNALS
+
+    if not store.db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'signal_scores'"
+    ).fetchone():
+        return []
+    marks = ", ".join("?" * len(models))
+    found = {row[0] for row in store.db.execute(
+        f"SELECT DISTINCT signal FROM signal_scores WHERE model IN ({marks})", list(models))}
+    return [name for name in SIGNALS if name in found]
+
+
+def _read(keeper: SignalStore, todo: list[_Pending], progress) -> None:
+    """Stored scores only; the rest unavailable (`cloneprobe signals` computes them)."""
+    stored = keeper.get(p.key for p in todo)
+    for pending in todo:
+        pending.into[pending.signal.name] = stored.get(pending.key) or SignalScore.unavailable(
+            pending.signal.name, "not in the store; `cloneprobe signals` computes it")
+    if progress:
+        progress(len({id(p.row) for p in todo}))
 
 
 def _fill(keeper: SignalStore, todo: list[_Pending], factory: ScorerFactory, progress) -> None:
@@ -262,3 +291,21 @@ def _add_fixed_views(rows: list[TaskSignals]) -> None:
         other = fixed.get((row.model, row.settings_key, row.temperature, row.task_id))
         if other is not None:
             row.relative["fixed"] = original_vs_fixed(row.scores, other.scores)
+
+
+class StoredScorers:
+    """A scorer factory for reading stored scores only: a model's scorer identity is the one
+    its stored likelihood scores were computed under; no scorer is ever made."""
+
+    def __init__(self, store: SampleStore) -> None:
+        self.store = store
+
+    def identity(self, model: str) -> str:
+        row = self.store.db.execute(
+            "SELECT scorer FROM signal_scores WHERE model = ? AND scorer != ? LIMIT 1",
+            (model, SAMPLES_SCORER),
+        ).fetchone()
+        return row[0] if row else model
+
+    def __call__(self, model: str) -> LogProbScorer:
+        raise SignalError(f"{model}: not in the store; `cloneprobe signals` computes it")

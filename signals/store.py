@@ -65,9 +65,11 @@ class ScoreKey:
 class SignalStore:
     """The `signal_scores` table of a sample store's SQLite connection."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, create: bool = True) -> None:
+        """`create`: make the table when the store lacks it (False for a read-only store)."""
         self.db = db
-        self.db.executescript(SCHEMA)
+        if create:
+            self.db.executescript(SCHEMA)
 
     def get(self, keys: Iterable[ScoreKey]) -> dict[ScoreKey, SignalScore]:
         """The stored scores among `keys`."""

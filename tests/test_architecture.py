@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import networkx as nx
 import pytest
 
 ROOT = Path(__file__).parent.parent
@@ -93,6 +94,62 @@ def imports_of(path: Path, module: str) -> list[str]:
         elif isinstance(node, ast.Import):
             found += [alias.name for alias in node.names]
     return [name for name in found if name.startswith("cloneprobe.")]
+
+
+def module_imports(path: Path, module: str, modules: set[str], in_functions: bool) -> set[str]:
+    """The modules of `modules` that `path` imports when it is loaded (module level: at top,
+    in classes, under `if`/`try`, but not under `if TYPE_CHECKING:`, which never runs), and,
+    with `in_functions`, also those imported inside functions (run on first call). `from
+    package import name` is an edge to package.name when that is a module, else to the
+    package's __init__."""
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                if in_functions:
+                    visit(child)
+                continue
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                continue
+            if isinstance(child, ast.ImportFrom):
+                if child.level:
+                    base = package.split(".")[: len(package.split(".")) - (child.level - 1)]
+                    target = ".".join(base + ([child.module] if child.module else []))
+                else:
+                    target = child.module or ""
+                for alias in child.names:
+                    name = f"{target}.{alias.name}"
+                    found.add(name if name in modules else target)
+            elif isinstance(child, ast.Import):
+                found.update(alias.name for alias in child.names)
+            visit(child)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")))
+    return (found & modules) - {module}
+
+
+def import_graph(in_functions: bool) -> nx.DiGraph:
+    files = source_files()
+    modules = set(files.values())
+    graph = nx.DiGraph()
+    for path, module in files.items():
+        graph.add_node(module)
+        graph.add_edges_from((module, t) for t in module_imports(path, module, modules,
+                                                                 in_functions))  # fmt: skip
+    return graph
+
+
+@pytest.mark.parametrize("in_functions", [False, True], ids=["module level", "with functions"])
+def test_no_import_cycle_among_cloneprobe_modules(in_functions):
+    """No cycle among the package's modules: first the imports that run when a module is
+    loaded (a cycle there breaks depending on which module is imported first), then with the
+    imports inside functions counted too (a cycle there is a tangle a lazy import hides, as
+    reports/html -> control_html -> files -> html once was)."""
+    graph = import_graph(in_functions)
+    assert graph.number_of_edges() > 200  # the graph is read, not empty
+    assert [" -> ".join(c) for c in nx.simple_cycles(graph)] == []
 
 
 def test_no_import_runs_back_up_the_pipeline():

@@ -8,6 +8,7 @@ import json
 from click.testing import CliRunner
 from scan_corpora import host_documents, write_files
 
+from cloneprobe.audit.audit_report import empty_report
 from cloneprobe.audit.contamination import permutation_p_value, split_by_contamination
 from cloneprobe.benchmarks import canonical_source, load_humaneval
 from cloneprobe.cli import main
@@ -69,11 +70,11 @@ def test_permutation_test_separates_what_differs():
 
 
 def test_split_without_executions_reports_clone_rates_only():
-    report = {"samples": [
+    report = empty_report(samples=[
         {"model": "m", "temperature": 0.2, "prompt_set": "original", "task_id": "A",
          "clone_type": 1},
         {"model": "m", "temperature": 0.2, "prompt_set": "original", "task_id": "B",
-         "clone_type": None}]}  # fmt: skip
+         "clone_type": None}])  # fmt: skip
     (group,) = split_by_contamination(report, {"A"})["groups"]
     assert group["found"]["clone_rate"] == 1.0 and group["not_found"]["clone_rate"] == 0.0
     assert "pass@1" not in group["found"] and "pass@1_p_value" not in group

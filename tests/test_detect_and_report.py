@@ -20,6 +20,7 @@ from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.cli import main
 from cloneprobe.reports.files import REPORT_FILES
 from cloneprobe.reports.tables import COMPARISON_COLUMNS, GROUP_COLUMNS
+from cloneprobe.reports.task_view import SORT_SCRIPT
 
 HUMANEVAL = load_humaneval()
 ENV = {"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": None}
@@ -213,8 +214,9 @@ class WellFormedness(HTMLParser):
     def _attributes(self, tag: str, attrs) -> None:
         self.tags.append(tag)
         for name, value in attrs:
-            if name in ("src", "href", "xlink:href", "srcset", "action", "data"):
-                self.references.append(f"{tag} {name}={value}")
+            in_page = name == "href" and tag == "a" and (value or "").startswith("#")
+            if name in ("src", "href", "xlink:href", "srcset", "action", "data") and not in_page:
+                self.references.append(f"{tag} {name}={value}")  # in-page links are fine
             if name == "class" and value:
                 self.classes += [f"{tag}.{c}" for c in value.split()]
 
@@ -264,19 +266,35 @@ def test_report_html_is_well_formed_and_self_contained(detected):
     checker = WellFormedness().check(text)
     assert checker.problems == []
     assert checker.references == []
-    assert "<script" not in text and "<link" not in text and "@import" not in text
+    assert "<link" not in text and "@import" not in text
+    # the only script is the static column sorter (reads no report data)
+    assert text.count("<script") == 1 and SORT_SCRIPT in text
 
 
-def test_report_html_has_a_plot_and_one_evidence_block_per_clone_pair(detected):
+def test_report_html_has_one_evidence_block_per_clone_pair_and_no_single_dot_plot(detected):
     text = (detected["default"] / "report.html").read_text(encoding="utf-8")
     report = json.loads((detected["default"] / "report.json").read_text(encoding="utf-8"))
-    assert "<svg" in text and "</svg>" in text
     checker = WellFormedness().check(text)
-    assert checker.tags.count("svg") == 1 and "polyline" in checker.tags
+    # one temperature: clone rate against temperature would be a single dot, so no plot
+    assert "svg" not in checker.tags and "Clone rate against temperature" not in text
     assert len(report["evidence"]) == len(VERBATIM) == 5
     assert checker.classes.count("div.pair") == len(report["evidence"])
     # code with `<` (HumanEval/0: `if distance < threshold:`) is escaped, not markup
     assert "distance &lt; threshold" in text
+
+
+def test_report_html_plots_clone_rate_against_several_temperatures(tmp_path):
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text(json.dumps({"task_id": "HumanEval/0", "completion": canonical(0)}) + "\n")
+    store = tmp_path / "s.sqlite"
+    for temperature in ("0.2", "0.8"):
+        ok("detect", str(samples), "--model", "m", "--temperature", temperature, "--store",
+           str(store))  # fmt: skip
+    ok("report", "--store", str(store), "--report", str(tmp_path / "out"))
+    text = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    checker = WellFormedness().check(text)
+    assert checker.tags.count("svg") == 1 and "polyline" in checker.tags
+    assert 'aria-label="clone rate against temperature"' in text
 
 
 # --- LaTeX ------------------------------------------------------------------------------------

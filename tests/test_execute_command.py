@@ -229,7 +229,7 @@ def test_report_after_execute_shows_the_correctness_table_in_markdown(executed):
     markdown = (executed["report"] / "report.md").read_text(encoding="utf-8")
     assert f"## {CORRECTNESS_HEADING}" in markdown
     (row,) = table_rows(markdown, CORRECTNESS_HEADING)
-    # model, temperature, prompts, executed, pass@1, @3, @10, no clone, with clone,
+    # model, temperature, prompts, samples passed/run, pass@1, @3, @10, no clone, with clone,
     # w/o T1, w/o T1-2, w/o T1-3 (drop): 4 tasks, 7 samples after the extra one
     assert row == ["m", "0.8", "original", "4/7", "62.5", "-", "-", "50.0", "75.0", "50.0",
                    "50.0", "50.0 (12.5)"]  # fmt: skip
@@ -238,7 +238,7 @@ def test_report_after_execute_shows_the_correctness_table_in_markdown(executed):
 def test_report_after_execute_shows_the_correctness_table_in_html(executed):
     html = (executed["report"] / "report.html").read_text(encoding="utf-8")
     rows = html_table(html, CORRECTNESS_HEADING)
-    assert rows[0][:5] == ["model", "temperature", "prompts", "executed", "pass@1"]
+    assert rows[0][:5] == ["model", "temperature", "prompts", "samples passed/run", "pass@1"]
     assert rows[1] == ["m", "0.8", "original", "4/7", "62.5", "-", "-", "50.0", "75.0", "50.0",
                        "50.0", "50.0 (12.5)"]  # fmt: skip
     assert len(rows) == 2

@@ -18,6 +18,7 @@ from test_transformers_backend import (
     texts_by_key,
 )
 
+from cloneprobe.audit.audit_report import empty_report
 from cloneprobe.cli.main import main
 from cloneprobe.generation import GenerationError, SampleStore, SamplingSettings
 from cloneprobe.generation.backends.decoding import sample_tokens
@@ -88,12 +89,12 @@ def test_runs_of_another_dtype_are_not_mixed_in_the_store(tmp_path, model_path):
 
 
 def test_the_report_says_which_dtype_a_local_run_computed_in():
-    report = {"settings": {"sampling": [
+    report = empty_report(settings={"sampling": [
         {"model": "embedded", "settings": {"backend": "embedded", "mode": "chat",
                                            "dtype": "bfloat16"}},
         {"model": "hf:old", "settings": {"backend": "hf", "mode": "completion"}},
         {"model": "openai:m", "settings": {"backend": "openai", "mode": "completion"}},
-    ]}}  # fmt: skip
+    ]})  # fmt: skip
     assert runs_line(report) == (
         "Samples from embedded (chat mode, bfloat16); hf:old (completion mode, float32); "
         "openai:m (completion mode)."

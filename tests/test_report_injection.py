@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.cli import main
 from cloneprobe.reports.files import write_atomically
+from cloneprobe.reports.task_view import SORT_SCRIPT
 
 MODEL = ('=HYPERLINK("http://evil","x") gpt[b]-4[i]o [/red] <script>alert(1)</script> '
          '\x1b[31m| \\input{/etc/passwd}')
@@ -59,7 +60,8 @@ def test_the_terminal_shows_markup_literally_and_no_escape_sequence(injected):
 def test_html_escapes_tags(injected):
     folder, _ = injected
     html = (folder / "report.html").read_text(encoding="utf-8")
-    assert "<script>" not in html and "&lt;script&gt;" in html
+    # the planted <script> is text; the page's only script is the static column sorter
+    assert html.replace(SORT_SCRIPT, "").count("<script") == 0 and "&lt;script&gt;" in html
     assert "\x1b" not in html
 
 
@@ -67,7 +69,8 @@ def test_markdown_cells_cannot_break_the_table_or_inject_html(injected):
     folder, _ = injected
     markdown = (folder / "report.md").read_text(encoding="utf-8")
     assert "<script>" not in markdown and "\x1b" not in markdown
-    row = next(line for line in markdown.splitlines() if "HYPERLINK" in line)
+    row = next(line for line in markdown.splitlines()
+               if line.startswith("|") and "HYPERLINK" in line)  # a table row
     assert "\\[b\\]" in row and "\\|" in row
     header = next(line for line in markdown.splitlines() if line.startswith("| model"))
     assert row.replace("\\|", "").count("|") == header.count("|")
@@ -119,3 +122,28 @@ def test_report_files_are_renamed_into_place(tmp_path, monkeypatch):
     ((source, target),) = renamed
     assert target == tmp_path / "report.md" and source.parent == tmp_path
     assert source.name.startswith(".report.md.")
+
+
+def test_the_contamination_table_shows_a_hostile_model_name_literally(injected, tmp_path):
+    """The contamination split's table (`report --contamination`) takes the model name from
+    the store: `[/]` must not crash rich's markup parser, and no escape sequence or link
+    reaches the terminal."""
+    from scan_corpora import host_documents, write_files
+
+    hostile = "evil[/] \x1b[2J [link=http://evil]x[/link]"
+    store = tmp_path / "s.sqlite"
+    task = load_humaneval().get("HumanEval/0")
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text(json.dumps({"task_id": "HumanEval/0", "model": hostile, "temperature": 0.2,
+                                   "completion": task.canonical_solution}) + "\n")  # fmt: skip
+    corpus = write_files(tmp_path / "corpus", host_documents(2))
+    runner = CliRunner()
+    scanned = runner.invoke(main, ["scan", str(corpus), "--output", str(tmp_path / "scan"),
+                                   "--workers", "1"], env=ENV)  # fmt: skip
+    assert scanned.exit_code == 0, scanned.output
+    result = runner.invoke(main, ["detect", str(samples), "--store", str(store),
+                                  "--contamination", str(tmp_path / "scan")], env=ENV)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "Contamination split" in result.output
+    assert "\x1b" not in result.output and "]8;" not in result.output  # no ESC, no OSC 8 link
+    assert "evil[/]" in result.output and "[link=http://evil]x[/link]" in result.output

@@ -7,6 +7,7 @@ import json
 
 from click.testing import CliRunner
 
+from cloneprobe.audit.audit_report import empty_report
 from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.cli import main
 from cloneprobe.reports.files import render_latex
@@ -16,8 +17,8 @@ LENGTHS = (24, 108, 30)
 
 def test_latex_headings_keep_the_case_of_variant_names():
     group = {"label": "m", "temperature": 0.2, "tasks_with_clone": {"1": 1, "2": 1, "3": 1}}
-    report = {"profile": "default", "groups": [{**group, "prompt_set": "original"},
-                                                {**group, "prompt_set": "fixed:P1"}]}  # fmt: skip
+    report = empty_report(groups=[{**group, "prompt_set": "original"},
+                                  {**group, "prompt_set": "fixed:P1"}])  # fmt: skip
     latex = render_latex(report)
     assert "Fixed:P1" in latex and "Fixed:p1" not in latex
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from cloneprobe.audit.audit_report import empty_report
 from cloneprobe.audit.signal_table import signal_groups
 from cloneprobe.reports.task_rows import task_header
 from cloneprobe.signals import SignalScore
@@ -24,7 +25,7 @@ def test_every_signal_says_how_it_is_shown():
 
 
 def test_report_columns_come_from_the_registry():
-    report = {"signals": {"names": list(SIGNALS)}, "tasks": []}
+    report = empty_report(signals={"names": list(SIGNALS)}, tasks=[])
     header = task_header(report)
     assert [h for h in header if h in {s.short for s in SIGNALS.values()}] == [
         s.short for s in SIGNALS.values()

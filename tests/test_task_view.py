@@ -123,3 +123,38 @@ def test_original_against_fixed_is_plotted_and_pass_at_1_is_per_task(tmp_path):
     page = (tmp_path / "r" / "report.html").read_text(encoding="utf-8")
     assert 'aria-label="surface: original against fixed prompts"' in page
     assert '<td class="">0.67</td>' in page  # pass@1 in the task table
+
+
+def test_report_renders_the_signals_and_verdicts_the_store_holds(tmp_path):
+    """`signals` stores its scores; `report` (read-only, no model) brings back the same
+    per-task signals and verdicts, in JSON and on the HTML page."""
+    humaneval = load_humaneval()
+    samples = [{"task_id": t, "model": "m", "temperature": 0.8,
+                "completion": humaneval.get(t).canonical_solution if i == 0
+                else "    return None\n"}
+               for t in ("HumanEval/0", "HumanEval/9") for i in range(3)]  # fmt: skip
+    source = write_jsonl(tmp_path / "he.jsonl", samples)
+    store = str(tmp_path / "h.sqlite")
+    computed = json.loads(invoke("signals", source, "--store", store, "--signals",
+                                 "surface,cdd", "--json").stdout)  # fmt: skip
+    reported = json.loads(invoke("report", "--store", store, "--json", "--report",
+                                 str(tmp_path / "r")).stdout)  # fmt: skip
+    assert reported["tasks"] == computed["tasks"] and len(reported["tasks"]) == 2
+    assert reported["signals"]["names"] == ["cdd", "surface"]
+    assert {t["verdict"] for t in reported["tasks"]} == {"memorized"}
+    page = (tmp_path / "r" / "report.html").read_text(encoding="utf-8")
+    assert 'aria-label="surface per task"' in page and "<th" in page and ">surface</th>" in page
+
+
+def test_report_without_stored_signals_still_gives_each_task_its_verdict(tmp_path):
+    humaneval = load_humaneval()
+    samples = [{"task_id": "HumanEval/0", "model": "m", "temperature": 0.8,
+                "completion": humaneval.get("HumanEval/0").canonical_solution}]
+    source = write_jsonl(tmp_path / "he.jsonl", samples)
+    store = str(tmp_path / "h.sqlite")
+    reported = json.loads(invoke("detect", source, "--store", store, "--json", "--report",
+                                 str(tmp_path / "r")).stdout)  # fmt: skip
+    assert "tasks" not in reported and "signals" not in reported  # report.json as before
+    page = (tmp_path / "r" / "report.html").read_text(encoding="utf-8")
+    assert "m at temperature 0.8, original prompts: 1 of 1 tasks memorized (HumanEval/0)" in page
+    assert "each verdict rests on the clone evidence alone" in page

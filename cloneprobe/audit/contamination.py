@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.execution.passk import pass_at_k
 from cloneprobe.scan.results import load_summary
 
@@ -77,11 +78,11 @@ def _side(tasks: dict[str, TaskCounts]) -> dict:
     }  # fmt: skip
 
 
-def split_by_contamination(report: dict, found: set[str], scan_path: str = "") -> dict:
+def split_by_contamination(report: AuditReport, found: set[str], scan_path: str = "") -> dict:
     """Per model x temperature x prompt set: the found and not-found sides, their
     difference, and the permutation test over tasks (pass@1 and the clone rate)."""
     groups: dict[tuple, dict[str, TaskCounts]] = defaultdict(lambda: defaultdict(TaskCounts))
-    for sample in report.get("samples", []):
+    for sample in report.samples:
         key = (sample["model"], sample["temperature"], sample["prompt_set"])
         counts = groups[key][sample["task_id"]]
         counts.samples += 1

@@ -1,6 +1,8 @@
-"""The report dictionary: groups, original-versus-fixed comparisons, samples and evidence.
+"""Building the report sample by sample: groups, original-versus-fixed comparisons, samples
+and evidence, as one `AuditReport` (cloneprobe.audit.audit_report holds its types; the JSON
+Schema docs/reference/report.schema.json is generated from them).
 
-Schema (`schema`: "cloneprobe.audit/1"):
+The JSON document (`schema`: "cloneprobe.audit/1"):
 - `profile`, `settings` (detector settings; sampling settings of the runs under `sampling`);
 - `groups`: per model x temperature x prompt set: `model`, `temperature`, `prompt_set`,
   `variant`, `tasks`, `samples`, `tasks_with_clone` and `samples_with_clone` keyed by type
@@ -17,7 +19,9 @@ Schema (`schema`: "cloneprobe.audit/1"):
 - `samples`: `model`, `temperature`, `prompt_set`, `variant`, `task_id`, `sample`,
   `clone_type` (1, 2, 3 or null: the most specific found), `similarity`, `trivial_type`, and
   `passed` and `reason` when executed;
-- `evidence`: clone pairs with the canonical and sample lines compared: every pair, up to
+- `evidence`: clone pairs with the canonical and sample lines compared (`compared`, renamed as
+  the type compares them) and the code itself (`code`: the fragments' lines as written): every
+  pair, up to
   `evidence_per_task` per group and task (`evidence_total` counts them all; every pair is in
   the JSON-lines file `evidence_file` beside the report);
 - `skipped`: samples not judged, by reason (e.g. over the size cap).
@@ -46,14 +50,16 @@ from collections import Counter
 
 from cloneprobe.audit.aggregate import Group, compare_prompt_sets, prompt_label
 from cloneprobe.audit.detection import CanonicalFragments, DetectionSettings, Verdict
+from cloneprobe.benchmarks import canonical_source
 from cloneprobe.clones import FragmentExtractor, SourceFile, rank_of, type_named
 from cloneprobe.clones.normalize import compared_lines
 from cloneprobe.evidence.stream import StreamedEvidence
 from cloneprobe.evidence.summary import compare_on_evidence, group_evidence
 
+from .audit_report import SCHEMA_VERSION, AuditReport
 from .spool import RowSpool
 
-SCHEMA_VERSION = "cloneprobe.audit/1"
+__all__ = ["EVIDENCE_FILE", "EVIDENCE_PER_TASK", "SCHEMA_VERSION", "ReportBuilder"]
 EVIDENCE_PER_TASK = 10
 """Clone pairs shown per group and task in the report (all are in the evidence file)."""
 EVIDENCE_FILE = "evidence.jsonl"
@@ -116,7 +122,7 @@ class ReportBuilder:
                 self.shown_per_task[key] += 1
                 self.shown.append(row)
 
-    def finish(self, groups: list[Group], sampling: list[dict]) -> dict:
+    def finish(self, groups: list[Group], sampling: list[dict]) -> AuditReport:
         comparisons = compare_prompt_sets(groups)
         summaries = [group.summary() for group in groups]
         view_keys: dict = {}
@@ -128,25 +134,25 @@ class ReportBuilder:
             compare_on_evidence(groups, comparisons)
             view_keys = {"uninformative_tasks": uninformative,
                          "evidence_rule": self.view.rule_summary()}  # fmt: skip
-        return {
-            "schema": SCHEMA_VERSION,
-            "profile": self.settings.config.profile.name,
-            "settings": {
+        return AuditReport(
+            schema=SCHEMA_VERSION,
+            profile=self.settings.config.profile.name,
+            settings={
                 **self.settings.describe(),
                 "sampling": sampling,
                 "execution": {"isolation": dict(self.isolation)},
             },
-            "groups": summaries,
-            "comparisons": comparisons,
-            "samples": self.samples,
-            "evidence": self.shown,
-            "evidence_total": len(self.all_evidence),
-            "evidence_per_task": self.per_task,
-            "evidence_file": EVIDENCE_FILE,
-            "_all_evidence": self.all_evidence,  # not in report.json: written to evidence_file
-            "skipped": dict(self.skipped),
+            groups=summaries,  # type: ignore[arg-type]
+            comparisons=comparisons,  # type: ignore[arg-type]
+            samples=self.samples,
+            evidence=self.shown,  # type: ignore[arg-type]
+            evidence_total=len(self.all_evidence),
+            evidence_per_task=self.per_task,
+            evidence_file=EVIDENCE_FILE,
+            skipped=dict(self.skipped),
+            all_evidence=self.all_evidence,
             **view_keys,
-        }
+        )
 
 
 def _tier(tiered) -> dict:
@@ -174,16 +180,17 @@ def _evidence(canonicals, settings, sample, pair: dict) -> dict:
     task = canonicals.benchmark.get(sample.task_id)
     language = task.language if task else "python"
     extractor: FragmentExtractor = canonicals.extractor(language, layout)
+    sample_text = settings.sample_text(sample.program or "", language)
     fragment = next(
         (
             f
-            for f in extractor.extract(
-                SourceFile("sample", settings.sample_text(sample.program or "", language))
-            )
+            for f in extractor.extract(SourceFile("sample", sample_text))
             if [f.start_line, f.end_line] == pair["sample_lines"]
         ),
         None,
     )
+    canonical_task = canonicals.benchmark.get(pair["canonical_task"])
+    canonical_text = canonical_source(canonical_task) if canonical_task else ""
     mode = type_named(pair["type"]).rename
     header = settings.config.profile.compare_header
 
@@ -203,4 +210,11 @@ def _evidence(canonicals, settings, sample, pair: dict) -> dict:
         "sample_lines": pair["sample_lines"],
         "has_errors": pair["has_errors"],
         "compared": {"canonical": lines(canonical), "sample": lines(fragment)},
+        "code": {"canonical": source_lines(canonical_text, pair["canonical_lines"]),
+                 "sample": source_lines(sample_text, pair["sample_lines"])},
     }
+
+
+def source_lines(text: str, span: list[int]) -> list[str]:
+    """The lines `span` (first and last, from 1) of `text`, as written."""
+    return text.splitlines()[span[0] - 1 : span[1]]

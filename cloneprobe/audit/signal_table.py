@@ -11,6 +11,7 @@ import statistics
 from collections import defaultdict
 
 from cloneprobe.audit.aggregate import TYPES, prompt_label
+from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.evidence.verdict import DEFAULT_VERDICT_RULE, VerdictRule, task_verdict
 from cloneprobe.signals.flow import TaskSignals
 from cloneprobe.signals.registry import SIGNALS
@@ -19,12 +20,12 @@ TIER_ORDER = {"evidence": 3, "similar": 2, "uninformative": 1}
 """A task's clone tier is its strongest sample's."""
 
 
-def clone_evidence(report: dict) -> dict[tuple, dict]:
+def clone_evidence(report: AuditReport) -> dict[tuple, dict]:
     """Per (model, temperature, prompt set label, task): the clone verdicts of its samples,
     their best evidence tier (with the strongest sample's reasons) and, when executed, how
     many passed."""
     evidence: dict[tuple, dict] = {}
-    for sample in report.get("samples", []):
+    for sample in report.samples:
         key = (sample["model"], sample["temperature"], sample["prompt_set"], sample["task_id"])
         entry = evidence.setdefault(
             key,
@@ -62,12 +63,12 @@ def clone_evidence(report: dict) -> dict[tuple, dict]:
 
 
 def tasks_list(
-    rows: list[TaskSignals], report: dict, rule: VerdictRule = DEFAULT_VERDICT_RULE
+    rows: list[TaskSignals], report: AuditReport, rule: VerdictRule = DEFAULT_VERDICT_RULE
 ) -> list[dict]:
     """One entry per row: ids, the clone evidence, every signal's score, relative views, and
     the combined verdict (`verdict`, `verdict_reasons`; cloneprobe.evidence.verdict)."""
     evidence = clone_evidence(report)
-    uninformative = {u["task_id"] for u in report.get("uninformative_tasks") or []}
+    uninformative = {u["task_id"] for u in report.uninformative_tasks or []}
     entries = []
     for row in rows:
         label = prompt_label(row.prompt_set, row.variant)

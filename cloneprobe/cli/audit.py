@@ -41,7 +41,7 @@ def audit_command(**options) -> None:
     """
     from ..benchmarks import load_benchmark
     from ..generation import SampleStore
-    from ..pipeline import detect_and_report, generate, generated_samples
+    from ..pipeline import complete_report, detect_and_report, generate, generated_samples
     from .checks import check_outputs
     from .console import (
         emit_report,
@@ -49,6 +49,7 @@ def audit_command(**options) -> None:
         generation_table,
         output_console,
         progress_reporter,
+        report_sections,
     )
 
     check_outputs(options)
@@ -69,7 +70,9 @@ def audit_command(**options) -> None:
             from ..pipeline import attach_signals
 
             prompt_sets = load_prompt_sets(settings.prompts, benchmark)
-            attach_signals(report, store, benchmark, samples, prompt_sets, signals, reporter)
+            report = attach_signals(report, store, benchmark, samples, prompt_sets, signals,
+                                    reporter)
+        report = complete_report(report, report_sections(options))
         emit_report(report, options)
     if signals is not None and not options.get("as_json"):
         from ..reports.signals_text import print_signal_groups, print_verdicts

@@ -19,6 +19,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.reports.safe_text import terminal_text
 
 PIPED_WIDTH = 200
@@ -174,34 +175,27 @@ def progress_reporter():
     return BarReporter(console) if console.is_terminal else LineReporter(console)
 
 
-def emit_report(report: dict, options: dict) -> None:
-    """The audit report as JSON on stdout (--json) or tables, and the --report files."""
+def emit_report(report: AuditReport, options: dict) -> None:
+    """The audit report as JSON on stdout (--json) or tables, and the --report files. The
+    report is complete (the pipeline built it); this only renders it."""
     import click
 
-    from ..audit.spool import json_chunks
     from ..reports import write_reports
     from ..reports.text import print_report
 
-    if options.get("contamination_dir"):
-        from cloneprobe.audit.contamination import found_tasks, split_by_contamination
-
-        found, _ = found_tasks(options["contamination_dir"])
-        report["contamination"] = split_by_contamination(
-            report, found, str(options["contamination_dir"])
-        )
-    for reason, count in report.get("skipped", {}).items():
+    for reason, count in report.skipped.items():
         error_console().print(
             Text("warning: ", style="yellow").append(terminal_text(
                 f"{count} samples left out of the report: {reason}")),
             highlight=False, soft_wrap=True,
         )  # fmt: skip
     if options.get("as_json"):
-        for chunk in json_chunks(report):
+        for chunk in report.json_chunks():
             click.echo(chunk, nl=False)
     else:
         print_report(report, output_console(), evidence=options.get("evidence", False))
-        if "contamination" in report:
-            output_console().print(contamination_table(report["contamination"]))
+        if report.contamination is not None:
+            output_console().print(contamination_table(report.contamination))
     if options.get("report_dir"):
         paths = write_reports(report, options["report_dir"])
         error_console().print(
@@ -225,12 +219,20 @@ def generation_table(summaries):
     return table
 
 
+def report_sections(options: dict):
+    """The sections a command's options ask the report to take from outside the store."""
+    from ..pipeline import ReportSections
+
+    return ReportSections(options.get("contamination_dir"))
+
+
 def contamination_table(split: dict):
     """Found in the corpus against not found: tasks, pass@1, clone rate, difference, p."""
     from rich.table import Table
 
-    table = Table(title=f"Contamination split ({split['scan']}: {len(split['found_tasks'])} "
-                  "tasks found in the corpus)", title_justify="left")  # fmt: skip
+    title = (f"Contamination split ({split['scan']}: {len(split['found_tasks'])} tasks found in "
+             "the corpus)")
+    table = Table(title=terminal_text(title), title_justify="left")
     for column in ("model", "T", "prompts", "tasks found/not", "pass@1 found/not",
                    "p", "clone rate found/not", "p"):  # fmt: skip
         table.add_column(column, justify="left" if column in ("model", "prompts") else "right")
@@ -241,10 +243,10 @@ def contamination_table(split: dict):
         return f"{show(a)} / {show(b)}"
 
     for row in split["groups"]:
-        table.add_row(
+        table.add_row(*map(terminal_text, (
             row["model"], str(row["temperature"]), row["prompt_set"],
             f"{row['found']['tasks']} / {row['not_found']['tasks']}", pair(row, "pass@1"),
             str(row.get("pass@1_p_value", "-")), pair(row, "clone_rate", 100),
             str(row.get("clone_rate_p_value", "-")),
-        )  # fmt: skip
+        )))  # fmt: skip
     return table

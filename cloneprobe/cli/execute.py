@@ -36,13 +36,14 @@ def execute_command(**options) -> None:
       cloneprobe execute                                  # the default store
       cloneprobe execute samples.jsonl --model codex --temperature 0.8 --workers 2
     """
-    from ..pipeline import report_on_source
+    from ..pipeline import complete_report, report_on_source
     from .checks import check_outputs
-    from .console import emit_report, progress_reporter
+    from .console import emit_report, progress_reporter, report_sections
 
     check_outputs(options)
     report = report_on_source(
         sample_source(options), detection_settings(options), progress_reporter(),
         execution_settings(options, always=True),
     )  # fmt: skip
+    report = complete_report(report, report_sections(options))
     emit_report(report, options)

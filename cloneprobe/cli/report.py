@@ -45,7 +45,7 @@ def report_command(store_path, models, prompt_sets, benchmark_spec, control_dir,
     """
     from ..benchmarks import load_benchmark
     from ..generation import SampleStore
-    from ..pipeline import detect_and_report, select_samples
+    from ..pipeline import ReportSections, report_store
     from .checks import check_not_being_written, check_outputs, check_store_path
     from .console import emit_report, progress_reporter
 
@@ -57,35 +57,15 @@ def report_command(store_path, models, prompt_sets, benchmark_spec, control_dir,
         and store_path.name == "control.sqlite"
     ):  # a control's own store: its section too
         control_dir = store_path.parent
-    control = load_control(control_dir) if control_dir else None
+    if control_dir is not None:
+        from ..control.saved import load_control
+
+        load_control(control_dir)  # checked before the store is read
+    sections = ReportSections(options.get("contamination_dir"), control_dir)
     benchmark = load_benchmark(benchmark_spec)
     detection = detection_settings(options)
     with SampleStore(store_path, read_only=True) as store:
         check_not_being_written(store, store_path)
-        samples = select_samples(store, list(models), split_names(prompt_sets))
-        report = detect_and_report(store, benchmark, detection, samples, progress_reporter())
-        if control is not None:
-            report["control"] = control
+        report = report_store(store, benchmark, detection, progress_reporter(), list(models),
+                              split_names(prompt_sets), sections)
         emit_report(report, options)
-
-
-def load_control(folder: Path) -> dict:
-    """A finished control's control.json (one red line when the folder holds none)."""
-    import json
-
-    from ..errors import UserError
-
-    path = folder / "control.json"
-    try:
-        control = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise UserError(
-            f"--control {folder}: cannot read {path} ({error}); give the --output folder of a "
-            "finished `cloneprobe control`"
-        ) from error
-    if not isinstance(control, dict) or not {"settings", "split", "models"} <= set(control):
-        raise UserError(
-            f"--control {folder}: {path} is not a control's report (settings, split and models "
-            "expected); give the --output folder of a finished `cloneprobe control`"
-        )
-    return control

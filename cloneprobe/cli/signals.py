@@ -35,15 +35,16 @@ def signals_command(**options) -> None:
       cloneprobe signals runs.sqlite --signals min_k,cdd --json
       cloneprobe signals --reference-model hf:./base-model
     """
-    from ..pipeline import signals_on_source
+    from ..pipeline import complete_report, signals_on_source
     from .checks import check_outputs
-    from .console import emit_report, output_console, progress_reporter
+    from .console import emit_report, output_console, progress_reporter, report_sections
 
     signals = signal_settings(options)  # names checked before anything is opened
     check_outputs(options)
     report = signals_on_source(
         sample_source(options), detection_settings(options), signals, progress_reporter()
     )
+    report = complete_report(report, report_sections(options))
     if options.get("as_json") or options.get("report_dir"):
         emit_report(report, options)
     if not options.get("as_json"):

@@ -14,7 +14,10 @@ from cloneprobe.evidence.verdict import VERDICTS, calibration_line
 from cloneprobe.reports.safe_text import html_text as escape
 from cloneprobe.signals.registry import SIGNALS
 
+from .atomic import write_atomically
+from .page import page, plain_table
 from .plots import roc_plot, strip_plot
+from .task_view import SORT_SCRIPT, sortable_table
 
 HEADER = ["model", "score", "AUROC", "95% CI", "contaminated", "held out",
           "clone rate contaminated", "clone rate held out"]  # fmt: skip
@@ -144,9 +147,13 @@ def write_control_report(report: dict, folder: Path) -> None:
     """control.json and report.html (the HTML report with the control's section) in
     `folder`, each written under a temporary name and renamed, so a reader never sees half
     a file."""
-    from .files import write_atomically
-    from .html import render_control_page
-
     folder.mkdir(parents=True, exist_ok=True)
     write_atomically(folder / "control.json", json.dumps(report, indent=1))
     write_atomically(folder / "report.html", render_control_page(report))
+
+
+def render_control_page(control: dict) -> str:
+    """The positive control's report.html: the report page with the control's section."""
+    body = ["<h1>cloneprobe positive control</h1>",
+            *control_section(control, plain_table, sortable_table), SORT_SCRIPT]  # fmt: skip
+    return page("cloneprobe positive control", body)

@@ -7,6 +7,8 @@ NiCad-style counts (Table VI) stay in their own table, unchanged.
 
 from __future__ import annotations
 
+from cloneprobe.audit.audit_report import AuditReport
+
 EVIDENCE_HEADER = ["model", "temperature", "prompts", "informative tasks",
                    "tasks with evidence [95% CI]", "samples with evidence [95% CI]",
                    "similar solutions only"]  # fmt: skip
@@ -22,21 +24,21 @@ def _interval(count: int, rate: float, ci: list[float]) -> str:
     return f"{count} ({rate:.1f}% [{ci[0]:.1f}, {ci[1]:.1f}])"
 
 
-def display_evidence_rows(report: dict) -> list[list[str]]:
+def display_evidence_rows(report: AuditReport) -> list[list[str]]:
     return [
         [g["label"], f"{g['temperature']:g}", g["prompt_set"], str(g["informative_tasks"]),
          _interval(g["tasks_with_evidence"], g["evidence_task_rate"], g["evidence_task_ci95"]),
          _interval(g["samples_with_evidence"], g["evidence_sample_rate"],
                    g["evidence_sample_ci95"]),
          str(g["tasks_similar_only"])]
-        for g in report["groups"]
+        for g in report.groups
         if "tasks_with_evidence" in g
     ]  # fmt: skip
 
 
-def display_evidence_comparison_rows(report: dict) -> list[list[str]]:
+def display_evidence_comparison_rows(report: AuditReport) -> list[list[str]]:
     rows = []
-    for c in report["comparisons"]:
+    for c in report.comparisons:
         e = c.get("evidence")
         if not e:
             continue
@@ -49,16 +51,16 @@ def display_evidence_comparison_rows(report: dict) -> list[list[str]]:
     return rows
 
 
-def uninformative_line(report: dict) -> str:
-    tasks = report.get("uninformative_tasks") or []
+def uninformative_line(report: AuditReport) -> str:
+    tasks = report.uninformative_tasks or []
     if not tasks:
         return "Uninformative tasks (canonical mostly prompt code): none."
     named = ", ".join(f"{t['task_id']} ({t['prompt_share']:.0%} prompt code)" for t in tasks)
     return f"Uninformative tasks, left out of the evidence rates: {named}."
 
 
-def chance_line(report: dict) -> str:
-    rule = report.get("evidence_rule") or {}
+def chance_line(report: AuditReport) -> str:
+    rule = report.evidence_rule or {}
     chance = rule.get("chance") or {}
     if not chance.get("comparisons"):
         return "Chance across tasks: not measured (a single task)."

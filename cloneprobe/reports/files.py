@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import tempfile
-from collections.abc import Iterable
 from pathlib import Path
 
 from cloneprobe.audit.aggregate import TYPES
-from cloneprobe.audit.spool import RowSpool, json_chunks
+from cloneprobe.audit.audit_report import AuditReport
+from cloneprobe.audit.spool import RowSpool
 from cloneprobe.evidence.verdict import calibration_line
 from cloneprobe.reports.safe_text import csv_cell, latex_text, markdown_text
 
 from . import evidence_tables as ev
+from .atomic import write_atomically
 from .html import render_html
+from .summary_lines import summary_lines
 from .tables import (
     COMPARISON_COLUMNS,
     COMPARISON_HEADER,
@@ -29,26 +29,27 @@ from .tables import (
     display_group_rows,
     group_rows,
     isolation_line,
+    pair_count_line,
     runs_line,
     settings_line,
 )
 from .task_rows import VERDICT_HEADER, VERDICT_TITLE, verdict_group_rows
 
 
-def render_json(report: dict) -> str:
-    return "".join(json_chunks(report))
+def render_json(report: AuditReport) -> str:
+    return report.to_json()
 
 
-def render_evidence_jsonl(report: dict) -> str:
+def render_evidence_jsonl(report: AuditReport) -> str:
     return "".join(line + "\n" for line in _all_evidence(report).lines())
 
 
-def _all_evidence(report: dict) -> RowSpool:
-    spool = report.get("_all_evidence")
-    if spool is None:
-        spool = RowSpool()
-        for row in report["evidence"]:
-            spool.append(row)
+def _all_evidence(report: AuditReport) -> RowSpool:
+    if isinstance(report.all_evidence, RowSpool):
+        return report.all_evidence
+    spool = RowSpool()
+    for row in report.every_pair():
+        spool.append(row)  # type: ignore[arg-type]
     return spool
 
 
@@ -60,11 +61,11 @@ def _csv(header: list[str], rows: list[list]) -> str:
     return out.getvalue()
 
 
-def render_csv(report: dict) -> str:
+def render_csv(report: AuditReport) -> str:
     return _csv(GROUP_COLUMNS, group_rows(report))
 
 
-def render_comparisons_csv(report: dict) -> str:
+def render_comparisons_csv(report: AuditReport) -> str:
     return _csv(COMPARISON_COLUMNS, comparison_rows(report))
 
 
@@ -74,9 +75,12 @@ def _markdown_table(header: list[str], rows: list[list]) -> str:
     return "\n".join(lines)
 
 
-def render_markdown(report: dict) -> str:
+def render_markdown(report: AuditReport) -> str:
+    summary = summary_lines(report)
     parts = [
         "# cloneprobe audit",
+        *([f"**{markdown_text(summary[0])}**",
+           "\n".join("- " + markdown_text(line) for line in summary[1:])] if summary else []),
         f"Settings: {settings_line(report)}.",
         f"## {ev.EVIDENCE_TITLE}",
         _markdown_table(ev.EVIDENCE_HEADER, ev.display_evidence_rows(report)),
@@ -109,15 +113,14 @@ def render_markdown(report: dict) -> str:
                   markdown_text(calibration_line())]  # fmt: skip
     if runs_line(report):
         parts.append(markdown_text(runs_line(report)))
-    total = report.get("evidence_total", len(report["evidence"]))
-    parts.append(f"{total} clone pairs as evidence (see the HTML report and "
-                 f"{report.get('evidence_file', 'report.json')}).")  # fmt: skip
+    parts.append(f"{pair_count_line(report)} (see the HTML report and "
+                 f"{report.evidence_file}).")  # fmt: skip
     reasons = [
         "- " + markdown_text(
             f"{p['model']} t={p['temperature']:g} {p['prompt_set']} {p['task_id']} sample "
             f"{p['sample']} (type {p['type']}, {p['similarity']}%): {ev.pair_reason_line(p)}"
         )
-        for p in report["evidence"]
+        for p in report.evidence
         if ev.pair_reason_line(p)
     ]
     if reasons:
@@ -135,12 +138,12 @@ def _heading(label: str) -> str:
     return label[:1].upper() + label[1:]
 
 
-def render_latex(report: dict) -> str:
+def render_latex(report: AuditReport) -> str:
     """Table VI of the reference study: per model (and temperature), tasks with Type-1/2/3
     clones under the original and under each other prompt set."""
-    labels = list(dict.fromkeys(g["prompt_set"] for g in report["groups"]))
+    labels = list(dict.fromkeys(g["prompt_set"] for g in report.groups))
     rows: dict[tuple, dict] = {}
-    for g in report["groups"]:
+    for g in report.groups:
         rows.setdefault((g["label"], g["temperature"]), {})[g["prompt_set"]] = g
     columns = "l" + "rrr" * len(labels)
     header = " & ".join(
@@ -150,7 +153,7 @@ def render_latex(report: dict) -> str:
         r"\begin{table}[t]",
         r"\centering",
         rf"\caption{{Tasks whose samples include a clone of the canonical solution "
-        rf"(cloneprobe, profile {_latex_escape(report['profile'])}).}}",
+        rf"(cloneprobe, profile {_latex_escape(report.profile)}).}}",
         r"\label{tab:clones}",
         rf"\begin{{tabular}}{{{columns}}}",
         r"\hline",
@@ -179,27 +182,14 @@ REPORT_RENDERERS = {
     "report.html": render_html,
     "evidence.jsonl": render_evidence_jsonl,
 }
-STREAMED = {"report.json": json_chunks, "evidence.jsonl": lambda r: (
+STREAMED = {"report.json": AuditReport.json_chunks, "evidence.jsonl": lambda r: (
     line + "\n" for line in _all_evidence(r).lines())}  # fmt: skip
 """Files written piece by piece (they grow with the number of samples)."""
 REPORT_FILES = frozenset(REPORT_RENDERERS)
 """The files `--report DIR` writes."""
 
 
-def write_atomically(path: Path, text: str | Iterable[str]) -> None:
-    """Write `text` (or its pieces) to a temporary file beside `path`, then rename it over
-    `path`: a reader never sees half a report, and a failed write leaves the old file."""
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", errors="replace") as out:
-            out.writelines([text] if isinstance(text, str) else text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def write_reports(report: dict, folder: Path) -> list[Path]:
+def write_reports(report: AuditReport, folder: Path) -> list[Path]:
     """Write every format into `folder` (each file atomically); returns the paths written."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = []

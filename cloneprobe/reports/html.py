@@ -1,16 +1,24 @@
-"""One self-contained HTML page: tables, a plot of clone rate against temperature, the
-per-task view (verdicts, signals, plots) when the report has signals, the positive control's
-section when it has one, and the side-by-side evidence of every clone pair. No external
-assets."""
+"""One self-contained HTML page that answers the question first: a summary (per model, how
+many tasks memorized, suspected, with no evidence, uninformative; the strongest cases linked;
+what the words mean), the per-task view with the verdict first, then the tables behind the
+counts, a plot of clone rate against temperature (when there are several temperatures), the
+positive control's section when it has one, and every clone pair shown: the code as written
+side by side, the compared (renamed) lines folded under it. No external assets."""
 
 from __future__ import annotations
 
-from cloneprobe.reports.align import align_lines
+from cloneprobe.audit.audit_report import AuditReport
+from cloneprobe.audit.verdict_summary import pair_counts, task_entries
 from cloneprobe.reports.safe_text import html_text as escape
 
 from . import evidence_tables as ev
 from .control_html import control_section
+from .evidence_html import display_order, pair_html
+from .glossary import CLONE_TYPE_MEANING
+from .page import page
+from .page import plain_table as _table
 from .plots import COLOURS
+from .summary_html import summary_section
 from .tables import (
     COMPARISON_HEADER,
     CORRECTNESS_HEADER,
@@ -25,33 +33,13 @@ from .tables import (
 )
 from .task_view import SORT_SCRIPT, sortable_table, task_section
 
-STYLE = """
-body{font-family:system-ui,sans-serif;margin:2em;color:#222}
-table{border-collapse:collapse;margin:1em 0}
-th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
-th{background:#f3f3f3} td.l,th.l{text-align:left}
-.pair{margin:1.5em 0} .pair table td{font-family:monospace;text-align:left;white-space:pre-wrap}
-.diff{background:#fff3cd} h3{font-size:1em}
-table.tasks td.why{font-size:.8em;max-width:28em} svg{display:block;margin:.5em 0}
-"""
+__all__ = ["page", "rate_plot", "render_html"]
 
-
-def _table(header: list[str], rows: list[list], left: int = 3) -> str:
-    head = "".join(f'<th class="{"l" if i < left else ""}">{escape(h)}</th>'
-                   for i, h in enumerate(header))  # fmt: skip
-    body = "".join(
-        "<tr>" + "".join(f'<td class="{"l" if i < left else ""}">{escape(str(c))}</td>'
-                         for i, c in enumerate(row)) + "</tr>"
-        for row in rows
-    )  # fmt: skip
-    return f"<table><tr>{head}</tr>{body}</table>"
-
-
-def rate_plot(report: dict, width: int = 560, height: int = 300) -> str:
+def rate_plot(report: AuditReport, width: int = 560, height: int = 300) -> str:
     """SVG lines: Type-3 (cumulative) task clone rate against temperature, per model and
     prompt set."""
     series: dict[str, list[tuple[float, float]]] = {}
-    for g in report["groups"]:
+    for g in report.groups:
         key = f"{g['label']} / {g['prompt_set']}"
         series.setdefault(key, []).append((g["temperature"], g["task_rate"]["3"]))
     if not series:
@@ -94,41 +82,38 @@ def rate_plot(report: dict, width: int = 560, height: int = 300) -> str:
     return "".join(parts)
 
 
-def _evidence_html(pair: dict) -> str:
-    rows = "".join(
-        f'<tr class="{"" if same else "diff"}"><td>{escape(a)}</td><td>{escape(b)}</td></tr>'
-        for same, a, b in align_lines(pair["compared"]["canonical"], pair["compared"]["sample"])
-    )
-    title = (
-        f"{pair['model']}, t={pair['temperature']:g}, {pair['prompt_set']}: {pair['task_id']} "
-        f"sample {pair['sample']} — type {pair['type']}, {pair['similarity']}% "
-        f"(canonical of {pair['canonical_task']})"
-    )
-    reasons = ev.pair_reason_line(pair)
-    why = f'<p class="why">{escape(reasons)}</p>' if reasons else ""
-    return (
-        f'<div class="pair"><h3>{escape(title)}</h3>{why}<table><tr><th class="l">canonical '
-        f"(lines {pair['canonical_lines'][0]}-{pair['canonical_lines'][1]})</th>"
-        f'<th class="l">sample (lines {pair["sample_lines"][0]}-{pair["sample_lines"][1]})</th>'
-        f"</tr>{rows}</table></div>"
-    )
+def temperatures(report: AuditReport) -> list[float]:
+    return sorted({g["temperature"] for g in report.groups})
 
 
-def render_html(report: dict) -> str:
+def evidence_heading(report: AuditReport) -> str:
+    """How many clone pairs, in how many tasks, and how many of each are evidence."""
+    counts = pair_counts(report)
+    return (f"Clone pairs: {counts.pairs} pairs of a canonical solution and a sample, in "
+            f"{counts.tasks} task(s); {counts.evidence_pairs} of them, in "
+            f"{counts.evidence_tasks} task(s), are evidence of memorization")  # fmt: skip
+
+
+def render_html(report: AuditReport) -> str:
+    """The page: the answer first (summary, verdicts, strongest cases, what the words mean),
+    then the per-task view, the tables behind the counts, and every clone pair shown."""
+    entries = task_entries(report)
     groups, comparisons = display_group_rows(report), display_comparison_rows(report)
-    body = [
-        "<h1>cloneprobe audit</h1>",
-        f"<p>{escape(settings_line(report))}</p>",
-        f"<p>{escape(runs_line(report))}</p>",
+    body = ["<h1>cloneprobe audit</h1>", *summary_section(report, entries, _table)]
+    body += task_section(report, _table)
+    body += [
         f"<h2>{escape(ev.EVIDENCE_TITLE)}</h2>",
         _table(ev.EVIDENCE_HEADER, ev.display_evidence_rows(report)),
         f"<p>{escape(ev.uninformative_line(report))}</p>",
         f"<p>{escape(ev.chance_line(report))}</p>",
         "<h2>Tasks with a clone of the canonical solution (cumulative)</h2>",
+        "<p>" + escape(". ".join(CLONE_TYPE_MEANING.values())) + ". Cumulative: a Type-1 clone "
+        "counts as Type-2 and Type-3 too. A clone is not by itself evidence of memorization: "
+        "see the summary.</p>",
         _table(GROUP_HEADER, groups),
-        "<h2>Clone rate against temperature</h2>",
-        rate_plot(report),
     ]  # fmt: skip
+    if len(temperatures(report)) > 1:
+        body += ["<h2>Clone rate against temperature</h2>", rate_plot(report)]
     if comparisons:
         body += [
             "<h2>Original against other prompts</h2>",
@@ -142,35 +127,18 @@ def render_html(report: dict) -> str:
     if correctness:
         body += [f"<h2>{CORRECTNESS_TITLE}</h2>", _table(CORRECTNESS_HEADER, correctness),
                  f"<p>{escape(isolation_line(report))}</p>"]  # fmt: skip
-    body += task_section(report, _table)
-    if report.get("control"):
-        body += control_section(report["control"], _table, sortable_table)
-        if not report.get("tasks"):
+    if report.control:
+        body += control_section(report.control, _table, sortable_table)
+        if not entries:
             body.append(SORT_SCRIPT)
-    total = report.get("evidence_total", len(report["evidence"]))
-    body.append(f"<h2>Evidence: {total} clone pairs</h2>")
-    if total > len(report["evidence"]):
+    body += ['<h2 id="evidence">' + escape(evidence_heading(report)) + "</h2>"]
+    if report.evidence_total > len(report.evidence):
         body.append(
-            f"<p>Showing {len(report['evidence'])}: at most {report['evidence_per_task']} per "
-            f"group and task. Every pair is in {escape(report['evidence_file'])} beside this "
-            "page.</p>"
+            f"<p>Showing {len(report.evidence)}: at most {report.evidence_per_task} per "
+            f"group and task, evidence first. Every pair is in {escape(report.evidence_file)} "
+            "beside this page.</p>"
         )
-    body += [_evidence_html(pair) for pair in report["evidence"]]
+    body += [pair_html(pair, index) for index, pair in display_order(report.evidence)]
+    body += ["<h2>How this was measured</h2>", f"<p>{escape(settings_line(report))}</p>",
+             f"<p>{escape(runs_line(report))}</p>"]  # fmt: skip
     return page("cloneprobe audit", body)
-
-
-def page(title: str, body: list[str]) -> str:
-    """The report's page around its sections."""
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
-        + "\n".join(body)
-        + "</body></html>\n"
-    )
-
-
-def render_control_page(control: dict) -> str:
-    """The positive control's report.html: the report page with the control's section."""
-    body = ["<h1>cloneprobe positive control</h1>",
-            *control_section(control, _table, sortable_table), SORT_SCRIPT]  # fmt: skip
-    return page("cloneprobe positive control", body)

@@ -33,17 +33,47 @@ def _span(values: Sequence[float]) -> tuple[float, float]:
     return low - pad, high + pad
 
 
+LABELLED = 3
+"""Points named beside each series of a strip plot (the highest: the most memorization-like)
+and on a scatter (the farthest from the diagonal); every point names itself on hover."""
+NAMES_WIDTH = 330
+"""Room right of a strip plot for the names of each row's highest points."""
+
+
+def _point(cx: float, cy: float, r: float, colour: str, name: str | None, value: float,
+           label: bool, left_of: bool = False) -> str:  # fmt: skip
+    """A dot; with a name, a hover title and (when `label`) the name written beside it."""
+    if name is None:
+        return (f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r}" fill="{colour}" '
+                'fill-opacity="0.6"/>')  # fmt: skip
+    dot = (f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r}" fill="{colour}" fill-opacity="0.6">'
+           f"<title>{escape(name)}: {value:.4g}</title></circle>")  # fmt: skip
+    if label:  # beside the dot, on its left when it is near the right edge
+        x, anchor = (cx - 4, "end") if left_of else (cx + 4, "start")
+        dot += (f'<text x="{x:.1f}" y="{cy - 4:.1f}" font-size="9" fill="#444" '
+                f'text-anchor="{anchor}">{escape(name)}</text>')  # fmt: skip
+    return dot
+
+
 def strip_plot(title: str, rows: Sequence[tuple[str, Sequence[float]]], axis: str,
-               width: int = 640, colours: Sequence[str] | None = None) -> str:  # fmt: skip
+               width: int = 640, colours: Sequence[str] | None = None,
+               names: Sequence[Sequence[str]] | None = None) -> str:  # fmt: skip
     """One row per labelled series: a dot per value (spread vertically by rank, so equal
-    values stay visible) and a bar at the median. `colours`: one per row (default: cycled)."""
-    shown = [(label, [v for v in values if math.isfinite(v)]) for label, values in rows]
+    values stay visible) and a bar at the median. `colours`: one per row (default: cycled).
+    `names`: per row, one name per value (a task id): each dot names itself on hover and the
+    highest few are named on the plot."""
+    named = [(label, [(v, (names[number][i] if names is not None else None))
+                      for i, v in enumerate(values) if math.isfinite(v)])
+             for number, (label, values) in enumerate(rows)]  # fmt: skip
+    shown = [(label, [v for v, _ in points]) for label, points in named]
     every = [v for _, values in shown for v in values]
     if not every:
         return ""
     low, high = _span(every)
     label_width, row_height, top = 190, 26, 26
     left, right = label_width, width - 15
+    if names is not None:
+        width += NAMES_WIDTH
     height = top + row_height * len(shown) + 34
 
     def x(value: float) -> float:
@@ -67,10 +97,14 @@ def strip_plot(title: str, rows: Sequence[tuple[str, Sequence[float]]], axis: st
         middle = top + row_height * number + row_height / 2
         parts.append(f'<text x="{label_width - 6}" y="{middle + 4:.1f}" font-size="11" '
                      f'text-anchor="end">{escape(label)} ({len(values)})</text>')  # fmt: skip
-        for rank, value in enumerate(sorted(values)):
+        points = sorted(named[number][1], key=lambda point: point[0])
+        for rank, (value, name) in enumerate(points):
             offset = ((rank * 7) % 15 - 7) * 0.8
-            parts.append(f'<circle cx="{x(value):.1f}" cy="{middle + offset:.1f}" r="2.5" '
-                         f'fill="{colour}" fill-opacity="0.6"/>')  # fmt: skip
+            parts.append(_point(x(value), middle + offset, 2.5, colour, name, value, False))
+        highest = [name for _, name in reversed(points[-LABELLED:]) if name is not None]
+        if highest:  # named beside the row, outside the plot, so that no label covers a dot
+            parts.append(f'<text x="{right + 12}" y="{middle + 4:.1f}" font-size="10" '
+                         f'fill="#444">highest: {escape(", ".join(highest))}</text>')  # fmt: skip
         if values:
             ordered = sorted(values)
             median = (ordered[(len(ordered) - 1) // 2] + ordered[len(ordered) // 2]) / 2
@@ -82,8 +116,11 @@ def strip_plot(title: str, rows: Sequence[tuple[str, Sequence[float]]], axis: st
 
 
 def scatter_plot(title: str, series: Sequence[tuple[str, Sequence[tuple[float, float]]]],
-                 x_axis: str, y_axis: str, size: int = 320, legend: int = 200) -> str:  # fmt: skip
-    """Paired values (one point per task) against the diagonal y = x."""
+                 x_axis: str, y_axis: str, size: int = 320, legend: int = 200,
+                 names: Sequence[Sequence[str]] | None = None) -> str:  # fmt: skip
+    """Paired values (one point per task) against the diagonal y = x. `names`: per series,
+    one name per point (a task id): each point names itself on hover, and the points farthest
+    from the diagonal are named on the plot."""
     points = [p for _, pairs in series for p in pairs
               if math.isfinite(p[0]) and math.isfinite(p[1])]  # fmt: skip
     if not points:
@@ -117,11 +154,14 @@ def scatter_plot(title: str, series: Sequence[tuple[str, Sequence[tuple[float, f
                      f'text-anchor="end">{tick:g}</text>')  # fmt: skip
     for number, (label, pairs) in enumerate(series):
         colour = COLOURS[number % len(COLOURS)]
-        for a, b in pairs:
+        far_off = sorted(range(len(pairs)), key=lambda i: -abs(pairs[i][0] - pairs[i][1]))
+        labelled = set(far_off[:LABELLED])
+        for index, (a, b) in enumerate(pairs):
             if math.isfinite(a) and math.isfinite(b):
-                parts.append(f'<circle cx="{at(a):.1f}" cy="{flip(b):.1f}" r="3" '
-                             f'fill="{colour}" fill-opacity="0.6"/>')  # fmt: skip
-        parts.append(f'<text x="{size + 5}" y="{size - far + 13 * number + 8}" font-size="11" '
+                name = names[number][index] if names is not None else None
+                parts.append(_point(at(a), flip(b), 3, colour, name, b, index in labelled,
+                                    at(a) > far - 60))
+        parts.append(f'<text x="{size + 15}" y="{size - far + 13 * number + 8}" font-size="11" '
                      f'fill="{colour}">{escape(label)} ({len(pairs)})</text>')  # fmt: skip
     parts.append("</svg>")
     return "".join(parts)

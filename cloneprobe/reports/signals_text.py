@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.evidence.verdict import calibration_line
 from cloneprobe.reports.safe_text import terminal_text
 from cloneprobe.signals.registry import short_name
@@ -19,9 +20,9 @@ def _number(value: float | None) -> str:
     return f"{value:.3g}" if abs(value) < 1000 else f"{value:.0f}"
 
 
-def print_signal_groups(report: dict, console: Console) -> None:
+def print_signal_groups(report: AuditReport, console: Console) -> None:
     """Per model x temperature x prompt set: each signal's median over tasks (n/a: why)."""
-    section = report.get("signals")
+    section = report.signals
     if not section:
         return
     names = section["names"]
@@ -39,16 +40,17 @@ def print_signal_groups(report: dict, console: Console) -> None:
             if summary.get("reason"):
                 reasons.setdefault(name, summary["reason"])
         tasks = max((s.get("tasks", 0) for s in group["signals"].values()), default=0)
-        table.add_row(group["model"], f"{group['temperature']:g}", group["prompt_set"],
-                      str(tasks), *cells)  # fmt: skip
+        table.add_row(*map(terminal_text, (group["model"], f"{group['temperature']:g}",
+                                           group["prompt_set"], str(tasks), *cells)))
     console.print(table)
     for name, reason in reasons.items():
-        console.print(f"[dim]{name} n/a: {reason}[/dim]", highlight=False, soft_wrap=True)
+        console.print(terminal_text(f"{name} n/a: {reason}", "dim"), highlight=False,
+                      soft_wrap=True)
 
 
-def print_signal_tasks(report: dict, console: Console) -> None:
+def print_signal_tasks(report: AuditReport, console: Console) -> None:
     """One row per task: its best clone type and every signal's score."""
-    section = report.get("signals")
+    section = report.signals
     if not section:
         return
     names = section["names"]
@@ -57,7 +59,7 @@ def print_signal_tasks(report: dict, console: Console) -> None:
                    "verdict"):  # fmt: skip
         table.add_column(column, justify="left" if column in ("model", "prompts", "task",
                                                               "verdict") else "right")  # fmt: skip
-    for entry in report.get("tasks", []):
+    for entry in report.tasks or []:
         clones = entry.get("clones") or {}
         best = clones.get("best_type")
         tier = f" {clones['tier']}" if clones.get("tier") else ""
@@ -69,7 +71,7 @@ def print_signal_tasks(report: dict, console: Console) -> None:
     console.print(table)
 
 
-def print_verdicts(report: dict, console: Console) -> None:
+def print_verdicts(report: AuditReport, console: Console) -> None:
     """Per group: how many tasks got each verdict, then the rule and its error rates."""
     rows = verdict_group_rows(report)
     if not rows:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cloneprobe.audit.aggregate import TYPES
+from cloneprobe.audit.audit_report import AuditReport
 
 GROUP_COLUMNS = [
     "model", "temperature", "prompt_set", "tasks", "samples",
@@ -20,9 +21,9 @@ COMPARISON_COLUMNS = [
 ]  # fmt: skip
 
 
-def group_rows(report: dict) -> list[list]:
+def group_rows(report: AuditReport) -> list[list]:
     rows = []
-    for g in report["groups"]:
+    for g in report.groups:
         rows.append(
             [g["model"], g["temperature"], g["prompt_set"], g["tasks"], g["samples"]]
             + [g["tasks_with_clone"][t] for t in TYPES]
@@ -35,9 +36,9 @@ def group_rows(report: dict) -> list[list]:
     return rows
 
 
-def comparison_rows(report: dict) -> list[list]:
+def comparison_rows(report: AuditReport) -> list[list]:
     rows = []
-    for c in report["comparisons"]:
+    for c in report.comparisons:
         for t, s in c["by_type"].items():
             rows.append(
                 [c["model"], c["temperature"], c["original"], c["other"], t, c["tasks"],
@@ -47,13 +48,13 @@ def comparison_rows(report: dict) -> list[list]:
     return rows
 
 
-def settings_line(report: dict) -> str:
-    s = report["settings"]
+def settings_line(report: AuditReport) -> str:
+    s = report.settings
     types = ", ".join(f"{t['name']} (t={t['threshold']:g}, {t['rename']})" for t in s["types"])
     floor = f"; trivial under {s['min_tokens']} body tokens" if s.get("min_tokens") else ""
     scope = "every task's canonical" if s["cross_task"] else "its own task's canonical"
     return (
-        f"profile {report['profile']} ({s['grain']} LCS), min lines {s['min_lines']}, "
+        f"profile {report.profile} ({s['grain']} LCS), min lines {s['min_lines']}, "
         f"max lines {s['max_lines']}{floor}; types {types}; each sample against {scope}"
     )
 
@@ -61,11 +62,11 @@ def settings_line(report: dict) -> str:
 LOCAL_BACKENDS = ("embedded", "hf", "control")
 
 
-def runs_line(report: dict) -> str:
+def runs_line(report: AuditReport) -> str:
     """How the report's samples were made: each model with its mode and, for a local model,
     the type it computed in (runs made before the type was recorded computed in float32)."""
     described: list[str] = []
-    for run in report["settings"].get("sampling", []):
+    for run in report.settings.get("sampling", []):
         settings = run.get("settings") or {}
         dtype = settings.get("dtype")
         if dtype is None and settings.get("backend") in LOCAL_BACKENDS:
@@ -78,34 +79,46 @@ def runs_line(report: dict) -> str:
 
 
 GROUP_HEADER = ["model", "temperature", "prompts", "tasks", "samples",
-                *(f"Type-{t}" for t in TYPES), f"samples T{'/T'.join(TYPES)}",
-                "trivial only"]  # fmt: skip
+                *(f"tasks with Type-{t}" for t in TYPES), f"samples with T{'/T'.join(TYPES)}",
+                "tasks with trivial clones only"]  # fmt: skip
 COMPARISON_HEADER = ["model", "temperature", "vs", "type", "original", "other", "only original",
                      "only other", "McNemar p", "difference [95% CI]"]  # fmt: skip
 
 
-def display_group_rows(report: dict) -> list[list[str]]:
+def pair_count_line(report: AuditReport) -> str:
+    """How many clone pairs, in how many tasks, and how many of them are evidence (a clone
+    pair is not by itself evidence of memorization)."""
+    from cloneprobe.audit.verdict_summary import pair_counts
+
+    counts = pair_counts(report)
+    if not report.has_evidence_view:
+        return f"{counts.pairs} clone pair(s) in {counts.tasks} task(s)"
+    return (f"{counts.pairs} clone pair(s) in {counts.tasks} task(s); {counts.evidence_pairs} "
+            f"of them, in {counts.evidence_tasks} task(s), are evidence of memorization")
+
+
+def display_group_rows(report: AuditReport) -> list[list[str]]:
     """Group rows as people read them: counts with task rates, sample counts per type."""
     return [
         [g["label"], f"{g['temperature']:g}", g["prompt_set"], str(g["tasks"]), str(g["samples"])]
         + [f"{g['tasks_with_clone'][t]} ({g['task_rate'][t]:.1f}%)" for t in TYPES]
         + ["/".join(str(g["samples_with_clone"][t]) for t in TYPES), str(g["tasks_trivial_only"])]
-        for g in report["groups"]
+        for g in report.groups
     ]
 
 
-def display_comparison_rows(report: dict) -> list[list[str]]:
+def display_comparison_rows(report: AuditReport) -> list[list[str]]:
     return [
         [c["model"], f"{c['temperature']:g}", c["other"], t, str(s["tasks_cloned_original"]),
          str(s["tasks_cloned_other"]), str(s["only_original"]), str(s["only_other"]),
          f"{s['mcnemar_p']:.3g}",
          f"{s['rate_difference']:+.1f} pp [{s['ci95'][0]:+.1f}, {s['ci95'][1]:+.1f}]"]
-        for c in report["comparisons"]
+        for c in report.comparisons
         for t, s in c["by_type"].items()
     ]  # fmt: skip
 
 
-CORRECTNESS_HEADER = ["model", "temperature", "prompts", "executed", "pass@1", "pass@3",
+CORRECTNESS_HEADER = ["model", "temperature", "prompts", "samples passed/run", "pass@1", "pass@3",
                       "pass@10", "pass@1 no clone", "pass@1 with clone", "pass@1 w/o T1",
                       "w/o T1-2", "w/o T1-3 (drop)"]  # fmt: skip
 
@@ -113,21 +126,21 @@ CORRECTNESS_HEADER = ["model", "temperature", "prompts", "executed", "pass@1", "
 CORRECTNESS_TITLE = "pass@k (percent) beside memorization"
 
 
-def isolation_line(report: dict) -> str:
+def isolation_line(report: AuditReport) -> str:
     """Which isolation the executed samples ran under, for the line below the pass@k table."""
-    isolation = report["settings"].get("execution", {}).get("isolation", {})
+    isolation = report.settings.get("execution", {}).get("isolation", {})
     ran = ", ".join(f"{name} ({count} samples)" for name, count in sorted(isolation.items()))
     return f"sandbox isolation: {ran}" if ran else ""
 
 
-def display_correctness_rows(report: dict) -> list[list[str]]:
+def display_correctness_rows(report: AuditReport) -> list[list[str]]:
     """pass@k beside memorization, for the groups whose samples were executed."""
 
     def pct(value) -> str:
         return "-" if value is None else f"{value:.1f}"
 
     rows = []
-    for g in report["groups"]:
+    for g in report.groups:
         c = g.get("correctness")
         if not c:
             continue

@@ -6,10 +6,12 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from cloneprobe.reports.align import align_lines
+from cloneprobe.audit.audit_report import AuditReport
+from cloneprobe.reports.align import align_lines, shape_of
 from cloneprobe.reports.safe_text import terminal_text
 
 from . import evidence_tables as ev
+from .summary_lines import summary_lines
 from .tables import (
     COMPARISON_HEADER,
     CORRECTNESS_HEADER,
@@ -19,17 +21,22 @@ from .tables import (
     display_correctness_rows,
     display_group_rows,
     isolation_line,
+    pair_count_line,
     runs_line,
     settings_line,
 )
 
 
-def print_report(report: dict, console: Console, evidence: bool = False) -> None:
+def print_report(report: AuditReport, console: Console, evidence: bool = False) -> None:
     line = Text("cloneprobe audit", style="bold")
     line.append(": ").append(terminal_text(settings_line(report)))
     console.print(line, highlight=False, soft_wrap=True)
     if runs_line(report):
         console.print(terminal_text(runs_line(report)), highlight=False, soft_wrap=True)
+    for number, sentence in enumerate(summary_lines(report)):
+        console.print(terminal_text(("" if number else "\n") + ("  " if number else "")
+                                    + sentence, "" if number else "bold"),
+                      highlight=False, soft_wrap=True)  # fmt: skip
     print_table(console, ev.EVIDENCE_TITLE, ev.EVIDENCE_HEADER, ev.display_evidence_rows(report))
     console.print(terminal_text(ev.uninformative_line(report)), highlight=False, soft_wrap=True)
     console.print(terminal_text(ev.chance_line(report)), highlight=False, soft_wrap=True)
@@ -56,11 +63,11 @@ def print_report(report: dict, console: Console, evidence: bool = False) -> None
     if correctness:
         print_table(console, CORRECTNESS_TITLE, CORRECTNESS_HEADER, correctness)
         console.print(isolation_line(report), highlight=False, markup=False)
-    pairs = report["evidence"]
-    total = report.get("evidence_total", len(pairs))
+    pairs = report.evidence
+    total = report.evidence_total
     shown = "" if total == len(pairs) else f" ({len(pairs)} shown, at most " \
-        f"{report['evidence_per_task']} per group and task)"
-    console.print(f"{total} clone pair(s) as evidence{shown}"
+        f"{report.evidence_per_task} per group and task)"
+    console.print(f"{pair_count_line(report)}{shown}"
                   + ("" if evidence else " (--evidence prints them side by side)"),
                   highlight=False)  # fmt: skip
     if evidence:
@@ -77,10 +84,13 @@ def print_report(report: dict, console: Console, evidence: bool = False) -> None
                 console.print(terminal_text(ev.pair_reason_line(pair)), highlight=False,
                               soft_wrap=True)  # fmt: skip
             side = Table(show_header=True)
-            side.add_column("canonical", overflow="fold")
-            side.add_column("sample", overflow="fold")
-            left, right = pair["compared"]["canonical"], pair["compared"]["sample"]
-            for same, a, b in align_lines(left, right):
+            code = pair.get("code")  # the code as written (a report before it: compared lines)
+            shown = "" if code else " (as compared)"
+            side.add_column(f"canonical{shown}", overflow="fold")
+            side.add_column(f"sample{shown}", overflow="fold")
+            left, right = (code or pair["compared"])["canonical"], (code or pair["compared"])[
+                "sample"]
+            for same, a, b in align_lines(left, right, shape_of if code else None):
                 side.add_row(terminal_text(a), terminal_text(b), style=None if same else "yellow")
             console.print(side)
 

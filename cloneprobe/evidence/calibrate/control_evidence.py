@@ -25,6 +25,7 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
+from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.audit.detection import CanonicalFragments, DetectionSettings, DetectionStore
 from cloneprobe.benchmarks import load_benchmark
 from cloneprobe.clones import DetectorConfig, get_profile
@@ -41,9 +42,9 @@ def group_of(model: str, task_id: str, contaminated: set[str]) -> str:
     return f"{dose}/{'contaminated' if task_id in contaminated else 'held-out'}"
 
 
-def rates(report: dict, contaminated: set[str]) -> list[dict]:
+def rates(report: AuditReport, contaminated: set[str]) -> list[dict]:
     grouped: dict[str, list[dict]] = {}
-    for sample in report["samples"]:
+    for sample in report.samples:
         grouped.setdefault(group_of(sample["model"], sample["task_id"], contaminated), []).append(
             sample
         )

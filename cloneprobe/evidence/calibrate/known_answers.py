@@ -25,6 +25,7 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
+from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.audit.detection import CanonicalFragments, DetectionSettings, DetectionStore
 from cloneprobe.benchmarks import load_benchmark
 from cloneprobe.clones import DetectorConfig, get_profile
@@ -85,10 +86,10 @@ def cross_task_chance(store, benchmark, config, samples) -> dict[str, tuple[int,
     return {k: tuple(v) for k, v in counts.items()}
 
 
-def class_table(report: dict, chance: dict[str, tuple[int, int]]) -> list[dict]:
+def class_table(report: AuditReport, chance: dict[str, tuple[int, int]]) -> list[dict]:
     rows = []
     by_class: dict[str, list[dict]] = {}
-    for sample in report["samples"]:
+    for sample in report.samples:
         by_class.setdefault(sample["model"], []).append(sample)
     for name in EXPECTED:
         samples = by_class.get(name, [])
@@ -147,30 +148,30 @@ def calibrate(profile: str, check: bool, seed: int) -> dict:
             "seed": seed,
             "rule": DEFAULT_RULE.as_dict(),
             "classes": class_table(report, chance),
-            "uninformative_tasks": [t["task_id"] for t in report["uninformative_tasks"]],
+            "uninformative_tasks": [t["task_id"] for t in report.uninformative_tasks],
             "sweep": sweep(samples, verdicts, CanonicalFragments(benchmark), settings),
         }
         if check:
-            passed = {g["model"]: g["correctness"] for g in report["groups"]}
+            passed = {g["model"]: g["correctness"] for g in report.groups}
             for row in figures["classes"]:
                 c = passed.get(row["class"])
                 row["tests_passed"] = f"{c['passed']}/{c['samples']}" if c else "-"
             figures["tests_failed"] = {
-                name: sorted(s["task_id"] for s in report["samples"]
+                name: sorted(s["task_id"] for s in report.samples
                              if s["model"] == name and s.get("passed") is False)
                 for name in EXPECTED
                 if name != "stub"
             }  # fmt: skip
         figures["missed"] = {
             name: sorted(
-                s["task_id"] for s in report["samples"]
+                s["task_id"] for s in report.samples
                 if s["model"] == name and s["evidence_tier"] != EVIDENCE
             )
             for name in ("memorized-verbatim", "memorized-layout")
         }  # fmt: skip
         figures["false_evidence"] = {
             name: sorted(
-                s["task_id"] for s in report["samples"]
+                s["task_id"] for s in report.samples
                 if s["model"] == name and s["evidence_tier"] == EVIDENCE
             )
             for name in ("convergent", "handwritten", "stub")

@@ -1,0 +1,132 @@
+"""What a report says per task and per model, for the reader who wants the answer first: each
+task's verdict (the report's `tasks` when signals were computed; else decided from the clone
+evidence alone, by the same rule), the verdicts counted per group, and the strongest cases
+with the clone pair that shows each.
+
+Nothing here is written to report.json: it is read off the report (`AuditReport`), so every
+renderer gives the same counts."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from cloneprobe.audit.audit_report import AuditReport, EvidencePair, TaskEntry
+from cloneprobe.audit.signal_table import clone_evidence
+from cloneprobe.evidence.verdict import MEMORIZED, SUSPECTED, VERDICTS, task_verdict
+
+
+def task_entries(report: AuditReport) -> list[TaskEntry]:
+    """One entry per model x temperature x prompt set x task with its verdict: the report's
+    `tasks`, or, when no signal was computed, entries from the clone evidence alone (no
+    signals, no relative views: the likelihood decides nothing, and the reasons say so)."""
+    if report.tasks:
+        return list(report.tasks)
+    uninformative = {u["task_id"] for u in report.uninformative_tasks or []}
+    entries: list[TaskEntry] = []
+    for (model, temperature, label, task_id), clones in clone_evidence(report).items():
+        informative = task_id not in uninformative
+        verdict = task_verdict(clones.get("tier"), informative, {}, clone_reasons=tuple(
+            clones.get("reasons") or ()))  # fmt: skip
+        entries.append({
+            "model": model, "settings_key": "", "temperature": temperature, "prompt_set": label,
+            "task_id": task_id, "mode": "", "samples": clones["samples"], "clones": clones,
+            "informative": informative,
+            "pass@1": clones["passed"] / clones["executed"] if clones["executed"] else None,
+            "signals": {}, "relative": {}, "verdict": verdict.verdict,
+            "verdict_reasons": list(verdict.reasons),
+        })  # fmt: skip
+    return entries
+
+
+@dataclass(frozen=True)
+class GroupVerdicts:
+    """The verdicts of one model x temperature x prompt set."""
+
+    model: str
+    temperature: float
+    prompt_set: str
+    counts: dict[str, int]
+    """Tasks per verdict, every verdict present (0 when none)."""
+    memorized: tuple[str, ...]
+    """The memorized tasks, strongest first."""
+
+    @property
+    def tasks(self) -> int:
+        return sum(self.counts.values())
+
+
+def group_verdicts(entries: list[TaskEntry]) -> list[GroupVerdicts]:
+    """Per model x temperature x prompt set (original prompts first): the verdict counts."""
+    counts: dict[tuple, Counter] = {}
+    flagged: dict[tuple, list[tuple[float, str]]] = {}
+    for entry in entries:
+        key = (entry["model"], entry["temperature"], entry["prompt_set"])
+        counts.setdefault(key, Counter())[entry["verdict"]] += 1
+        if entry["verdict"] == MEMORIZED:
+            strength = (entry.get("clones") or {}).get("strength") or 0.0
+            flagged.setdefault(key, []).append((-strength, entry["task_id"]))
+    ordered = sorted(counts.items(), key=lambda item: (item[0][0], item[0][1],
+                                                       item[0][2] != "original", item[0][2]))
+    return [
+        GroupVerdicts(model, temperature, prompt_set, {v: c[v] for v in VERDICTS},
+                      tuple(t for _, t in sorted(flagged.get((model, temperature, prompt_set),
+                                                              []))))
+        for (model, temperature, prompt_set), c in ordered
+    ]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Case:
+    """A memorized (or suspected) task and the index of its strongest clone pair among the
+    report's `evidence` (None: no pair shown)."""
+
+    entry: TaskEntry
+    pair: int | None
+    strength: float
+
+
+def strongest_cases(report: AuditReport, entries: list[TaskEntry], limit: int = 5) -> list[Case]:
+    """The memorized tasks with the strongest clone evidence, then the suspected ones."""
+    best: dict[tuple, tuple[float, int]] = {}
+    for index, pair in enumerate(report.evidence):
+        key = pair_key(pair)
+        strength = pair.get("strength") or 0.0
+        if pair.get("tier") == "evidence" and (key not in best or strength > best[key][0]):
+            best[key] = (strength, index)
+    cases = []
+    for entry in entries:
+        if entry["verdict"] not in (MEMORIZED, SUSPECTED):
+            continue
+        key = (entry["model"], entry["temperature"], entry["prompt_set"], entry["task_id"])
+        strength, index = best.get(key, (0.0, None))  # type: ignore[arg-type]
+        cases.append(Case(entry, index, strength))
+    cases.sort(key=lambda c: (c.entry["verdict"] != MEMORIZED, -c.strength))
+    return cases[:limit]
+
+
+def pair_key(pair: EvidencePair) -> tuple:
+    return (pair["model"], pair["temperature"], pair["prompt_set"], pair["task_id"])
+
+
+@dataclass(frozen=True)
+class PairCounts:
+    """Clone pairs and the distinct tasks they fall in, all and those that are evidence."""
+
+    pairs: int
+    tasks: int
+    evidence_pairs: int
+    evidence_tasks: int
+
+
+def pair_counts(report: AuditReport) -> PairCounts:
+    """Counted over every pair (the evidence file), not only those shown; tasks are distinct
+    task ids (a task cloned by two models or under two prompt sets counts once)."""
+    tasks, evidence_tasks, evidence_pairs, pairs = set(), set(), 0, 0
+    for pair in report.every_pair():
+        pairs += 1
+        tasks.add(pair["task_id"])
+        if pair.get("tier") == "evidence":
+            evidence_pairs += 1
+            evidence_tasks.add(pair["task_id"])
+    return PairCounts(pairs, len(tasks), evidence_pairs, len(evidence_tasks))
