@@ -43,8 +43,9 @@ import wire
 
 try:
     import confine
+    import seccomp
 except ImportError:  # no ctypes in this interpreter: only the guard fallback can run
-    confine = None
+    confine = seccomp = None
 
 del sys.path[0]  # the sample's imports do not see these modules
 
@@ -65,29 +66,49 @@ class SampleEnded(BaseException):
 
 def main():
     verdict_fd = int(sys.argv[1])
-    job = json.loads(sys.stdin.buffer.read())
-    sys.path.extend(job["import_paths"])
+    setup = json.loads(read_frame(0).decode("utf-8", "surrogatepass"))  # no job in it
     add_site_builtins()
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.close(null)
-    if job["isolation"] == "namespaces":
-        confine.enter_namespaces(job["sandbox_uid"])
-        confine.seal_filesystem(job["workspace_bytes"], interpreter_folders())
+    if setup["isolation"] == "namespaces":
+        confine.enter_namespaces(setup["sandbox_uid"])
+        confine.build_root(setup["workspace_bytes"], setup["folders"], setup["files"])
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         confine.drop_privileges(become_namespace_root=True)
-        confine.forbid_inspection()
         # counted in this user namespace only (outside, the limit would count every process
         # of the user, and root is exempt)
-        resource.setrlimit(resource.RLIMIT_NPROC, (job["processes"], job["processes"]))
-    elif confine is not None:
+        resource.setrlimit(resource.RLIMIT_NPROC, (setup["processes"], setup["processes"]))
+    if confine is not None:
         confine.forbid_inspection()
+        with contextlib.suppress(OSError):  # an old kernel without keyrings has none to leak
+            confine.join_new_session_keyring()
+    if seccomp is not None and setup["isolation"] == "namespaces":
+        seccomp.install_filter()
+    elif seccomp is not None:
+        with contextlib.suppress(OSError):  # the guard fallback: where the kernel allows it
+            seccomp.install_filter()
     try:
-        status, detail = judge(job, verdict_fd)
+        status, detail = judge(verdict_fd)
     except BaseException as error:  # the harness itself failed: never a pass
         status, detail = "error", f"the sandbox's harness failed: {type(error).__name__}"
     os.write(verdict_fd, json.dumps([status, str(detail)[:DETAIL_CHARACTERS]]).encode())
     os._exit(0)
+
+
+def read_frame(fd):
+    """One length-prefixed frame from `fd`, read with os.read so that nothing past it (the
+    job, which only the harness reads) is buffered in this process."""
+    size = int.from_bytes(read_exactly(fd, 4), "big")
+    return read_exactly(fd, size)
+
+
+def read_exactly(fd, size):
+    chunks, left = [], size
+    while left:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            raise EOFError("the job ended early")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
 
 
 def add_site_builtins():
@@ -98,22 +119,23 @@ def add_site_builtins():
     builtins.quit = _sitebuiltins.Quitter("quit", "Ctrl-D (i.e. EOF)")
 
 
-def interpreter_folders():
-    """Folders the interpreter needs to keep importing the standard library and packages."""
-    return {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *sys.path}
-
-
-def judge(job, verdict_fd):
+def judge(verdict_fd):
+    """Fork the sample's process (it has read nothing of the job), then read the job, send it
+    the program and run the tests here."""
     to_sample_read, to_sample_write = os.pipe()
     to_harness_read, to_harness_write = os.pipe()
     pid = os.fork()
     if pid == 0:
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)  # the rest of the job waits on stdin: never the sample's to read
+        os.close(null)
         os.close(verdict_fd)
         os.close(to_sample_write)
         os.close(to_harness_read)
-        run_sample(job, to_sample_read, to_harness_write)
+        run_sample(to_sample_read, to_harness_write)
     os.close(to_sample_read)
     os.close(to_harness_write)
+    job = json.loads(read_frame(0).decode("utf-8", "surrogatepass"))
     sample = SampleProcess(pid, to_sample_write, to_harness_read)
     try:
         return verdict_of(lambda: run_tests(job, sample))
@@ -147,6 +169,10 @@ def verdict_of(run):
 
 
 def run_tests(job, sample):
+    try:
+        wire.send(sample.requests, "program", job["program"], job["isolation"])
+    except BrokenPipeError:
+        sample.ended()
     sample.expect_ready()
     if job["test"] is None:
         return
@@ -241,17 +267,23 @@ class SampleProcess:
             os.kill(self.pid, signal.SIGKILL)
 
 
-def run_sample(job, requests, replies):
-    """The sample's process: run the program, then answer calls until the harness is done."""
-    if job["isolation"] == "guard" and confine is not None:
-        with contextlib.suppress(OSError):  # where allowed: no tracing the harness, even as root
-            confine.drop_privileges()
-    if job["isolation"] == "guard":
+def run_sample(requests, replies):
+    """The sample's process: receive the program, run it, then answer calls until the harness
+    is done. It never holds the tests: only the program and, call by call, the arguments."""
+    try:
+        _, program, isolation = wire.receive(requests)
+    except (EOFError, wire.WireError, ValueError):
+        os._exit(1)
+    if isolation == "guard":
+        if confine is not None:
+            with contextlib.suppress(OSError):  # where allowed: no tracing the harness as root
+                confine.drop_privileges()
         python_guard.install_python_guard()
     sys.argv = [""]
     namespace = {"__name__": "__main__", "__builtins__": builtins}
     try:
-        exec(compile(job["program"], "<program>", "exec"), namespace)
+        exec(compile(program, "<program>", "exec"), namespace)
+        del program
         flush_and_send(replies, "ready")
         while True:
             try:

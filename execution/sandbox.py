@@ -24,23 +24,28 @@ isolation, short of ptrace-ing the harness as root in the guard fallback.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import functools
 import json
 import logging
 import os
 import resource
+import selectors
+import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from .cgroups import Cgroup, find_limiter
 
 log = logging.getLogger(__name__)
 
 ISOLATIONS = ("namespaces", "guard")
+RLIMITS_SUFFIX = "+rlimits"
 SANDBOX_UID = 65534
 """The user (`nobody`) the sample runs as when the tool runs as root with namespaces."""
 OUTPUT_TAIL = 20_000
@@ -94,8 +99,13 @@ class Sandbox:
             raise ValueError(f"isolation {isolation!r}: use one of {', '.join(ISOLATIONS)}")
         self.limits = limits or Limits()
         self.isolation = isolation or best_isolation()
+        self.limiter = find_limiter()
+        if self.limiter is None:
+            _say_rlimits_once()
+        self.recorded = self.isolation + ("" if self.limiter else RLIMITS_SUFFIX)
+        """The isolation as recorded: "+rlimits" when no control group limits the sample."""
 
-    def _limit_resources(self) -> None:  # runs in the child before exec
+    def _limit_resources(self, cgroup: Cgroup | None) -> None:  # runs in the child before exec
         limits = self.limits
         resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
         # soft below hard: the kernel sends SIGXCPU (reported as "cpu time") before SIGKILL
@@ -103,6 +113,8 @@ class Sandbox:
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
         resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if cgroup is not None:
+            cgroup.join()
 
     def run(
         self,
@@ -118,66 +130,182 @@ class Sandbox:
         test, "passed" says only that the program ran to its end (its own word)."""
         if (test is None) != (entry_point is None):
             raise ValueError("give both the test code and the entry point, or neither")
-        job = {
-            "program": program, "test": test, "entry_point": entry_point, "prelude": prelude,
+        setup = {
             "isolation": self.isolation, "processes": self.limits.processes,
             "workspace_bytes": self.limits.workspace_bytes, "sandbox_uid": SANDBOX_UID,
-            "import_paths": _package_folders(),
+            **_root_contents(),
         }  # fmt: skip
-        verdict_read, verdict_write = os.pipe()
+        job = {
+            "program": program, "test": test, "entry_point": entry_point, "prelude": prelude,
+            "isolation": self.isolation,
+        }  # fmt: skip
+        payload = _frame(setup) + _frame(job)
+        cgroup = self.limiter.create(self.limits.memory_bytes, self.limits.processes) if (
+            self.limiter) else None  # fmt: skip
         try:
-            with tempfile.TemporaryDirectory(prefix="cloneprobe-run-") as folder:
-                work = Path(folder)
-                started = time.monotonic()
-                with (work / ".stdout").open("wb") as out, (work / ".stderr").open("wb") as err:
-                    handed_over, verdict_write = verdict_write, -1  # closed by the callee
-                    timed_out, code = self._start_and_wait(job, work, out, err, handed_over)
-                seconds = time.monotonic() - started
-                stdout, stderr = _tail(work / ".stdout"), _tail(work / ".stderr")
-            verdict = None if timed_out else _read_verdict(verdict_read)
+            with contextlib.ExitStack() as stack:
+                work = None
+                if self.isolation == "guard":  # the guard fallback writes in a folder of its own
+                    work = stack.enter_context(tempfile.TemporaryDirectory(prefix="cloneprobe-"))
+                outcome = self._start_and_wait(payload, work, cgroup)
+            out_of_memory = cgroup is not None and cgroup.out_of_memory()
         finally:
-            os.close(verdict_read)
-            if verdict_write >= 0:
-                os.close(verdict_write)
-        if timed_out:
+            if cgroup is not None:
+                cgroup.remove()
+        stdout, stderr = (_decode_tail(data) for data in outcome.output)
+        if outcome.too_much_output:
+            reason = f"output: more than {self.limits.file_bytes} bytes on stdout and stderr"
+        elif outcome.timed_out:
             reason = "timeout"
-        elif verdict is None:
-            reason = _reason_without_verdict(code)
-        else:
-            status, detail = verdict
+        elif outcome.verdict is not None:
+            status, detail = outcome.verdict
             reason = f"{status}: {detail}" if detail else status
-        passed = verdict is not None and verdict[0] == "passed"
-        return RunResult(passed, reason, stdout, stderr, seconds, self.isolation)
+        elif out_of_memory:
+            reason = "memory: killed by the kernel over the sample's memory limit"
+        else:
+            reason = _reason_without_verdict(outcome.code)
+        passed = reason == "passed"
+        return RunResult(passed, reason, stdout, stderr, outcome.seconds, self.recorded)
 
-    def _start_and_wait(self, job, work, out, err, verdict_write) -> tuple[bool, int | None]:
-        command = [sys.executable, "-S", "-s", "-B"]  # no site: `import_paths` instead
+    def _start_and_wait(self, payload: bytes, work, cgroup) -> _Outcome:
+        command = [sys.executable, "-S", "-s", "-B"]  # no site, no user packages
         if sys.version_info >= (3, 11):
             command.append("-P")  # the guard's folder stays off the sample's import path
-        command += [str(GUARD_PATH), str(verdict_write)]
+        verdict_read, verdict_write = os.pipe()
+        started = time.monotonic()
         try:
             process = subprocess.Popen(
-                command,
-                cwd=work,
+                [*command, str(GUARD_PATH), str(verdict_write)],
+                cwd=work or "/",
                 stdin=subprocess.PIPE,
-                stdout=out,
-                stderr=err,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
                 pass_fds=(verdict_write,),
-                preexec_fn=self._limit_resources,
+                preexec_fn=functools.partial(self._limit_resources, cgroup),
                 start_new_session=True,
                 env=CLEAN_ENVIRONMENT,
             )
+        except BaseException:
+            os.close(verdict_read)
+            raise
         finally:
             os.close(verdict_write)  # from here on only the child holds it
         try:
-            with contextlib.suppress(BrokenPipeError):
-                process.stdin.write(json.dumps(job).encode("utf-8", "surrogatepass"))
-                process.stdin.close()
-            process.wait(self.limits.timeout)
-            return False, process.returncode
-        except subprocess.TimeoutExpired:
-            return True, None
+            outcome = _exchange(process, payload, verdict_read, started, self.limits)
         finally:
             _kill_group(process)
+            os.close(verdict_read)
+            for stream in (process.stdin, process.stdout, process.stderr):
+                with contextlib.suppress(OSError):
+                    stream.close()
+        outcome.code = process.returncode
+        outcome.seconds = time.monotonic() - started
+        return outcome
+
+
+@dataclass
+class _Outcome:
+    output: list = field(default_factory=lambda: [b"", b""])
+    """The tails of stdout and stderr."""
+    verdict: tuple[str, str] | None = None
+    timed_out: bool = False
+    too_much_output: bool = False
+    code: int | None = None
+    seconds: float = 0.0
+
+
+def _exchange(process, payload: bytes, verdict_fd: int, started: float, limits) -> _Outcome:
+    """Send the setup and the job, read stdout and stderr (keeping their tails, and stopping
+    once they exceed `limits.file_bytes` together) and the verdict, until the verdict pipe
+    closes and the child has ended, or the wall-clock timeout passes."""
+    outcome, verdict, written, total = _Outcome(), b"", 0, 0
+    selector = selectors.DefaultSelector()
+    inputs = {process.stdout.fileno(): 0, process.stderr.fileno(): 1, verdict_fd: 2}
+    for fd in inputs:
+        selector.register(fd, selectors.EVENT_READ)
+    stdin = process.stdin.fileno()
+    os.set_blocking(stdin, False)
+    selector.register(stdin, selectors.EVENT_WRITE)
+    deadline = started + limits.timeout
+    verdict_open = True
+    try:
+        while verdict_open or process.poll() is None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                outcome.timed_out = True
+                break
+            for key, _ in selector.select(min(left, 0.5)):
+                fd = key.fd
+                if fd == stdin:
+                    try:
+                        written += os.write(stdin, payload[written : written + (1 << 16)])
+                    except (BrokenPipeError, BlockingIOError):
+                        written = len(payload) if written < len(payload) else written
+                    if written >= len(payload):
+                        selector.unregister(stdin)
+                    continue
+                data = os.read(fd, 1 << 16)
+                if not data:
+                    selector.unregister(fd)
+                    verdict_open = verdict_open and fd != verdict_fd
+                    continue
+                which = inputs[fd]
+                if which == 2:
+                    verdict = (verdict + data)[: 1 << 16]
+                    continue
+                total += len(data)
+                outcome.output[which] = (outcome.output[which] + data)[-OUTPUT_TAIL * 4 :]
+                if total > limits.file_bytes:
+                    outcome.too_much_output = True
+                    return outcome
+            if not verdict_open and not selector.get_map().keys() - {stdin}:
+                break
+    finally:
+        selector.close()
+    if verdict:
+        outcome.verdict = _parse_verdict(verdict)
+    return outcome
+
+
+def _frame(value) -> bytes:
+    data = json.dumps(value).encode("utf-8", "surrogatepass")
+    return len(data).to_bytes(4, "big") + data
+
+
+@functools.cache
+def _root_contents() -> dict[str, list[str]]:
+    """What the sample's root holds, read-only: the standard library's folders and the folders
+    of the shared libraries its extension modules load (found once with ldd), and the loader's
+    cache. No site-packages (covered empty inside), nothing of the tool."""
+    stdlib = {sysconfig.get_path("stdlib"), sysconfig.get_path("platstdlib")}
+    stdlib |= {p for p in sys.path if p.endswith("lib-dynload") and os.path.isdir(p)}
+    folders = {p for p in stdlib if p and os.path.isdir(p)}
+    libraries = set()
+    modules = [str(p) for folder in folders for p in Path(folder).glob("lib-dynload/*.so")]
+    modules += [str(p) for p in Path(sysconfig.get_config_var("LIBDIR") or "/").glob(
+        "libpython*.so*")]  # fmt: skip
+    if modules and shutil.which("ldd"):
+        listing = subprocess.run(
+            ["ldd", *modules], capture_output=True, text=True, timeout=60, check=False
+        ).stdout
+        for line in listing.splitlines():
+            parts = line.split()
+            if "=>" in parts and len(parts) > parts.index("=>") + 1:
+                found = parts[parts.index("=>") + 1]
+                if found.startswith("/"):
+                    libraries.add(os.path.dirname(found))
+    folders |= libraries
+    files = [f for f in ("/etc/ld.so.cache",) if os.path.isfile(f)]
+    return {"folders": sorted(folders), "files": files}
+
+
+@functools.cache
+def _say_rlimits_once() -> None:
+    log.warning(
+        "No control group can limit a whole sample on this machine (cgroup v2 with memory and "
+        "pids delegated, or writable cgroup v1 hierarchies): memory and processes are limited "
+        "per process (rlimits); reports say isolation=...%s.", RLIMITS_SUFFIX,
+    )  # fmt: skip
 
 
 @functools.cache
@@ -197,13 +325,6 @@ def best_isolation() -> str:
     return "guard"
 
 
-@functools.cache
-def _package_folders() -> list[str]:
-    """The tool's site-packages folders, so samples can import what the tool's interpreter has
-    installed (numpy, ...) without the child paying for `site` and its .pth files."""
-    return [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
-
-
 def _kill_group(process: subprocess.Popen) -> None:
     """Kill the child and anything left in its process group (the namespace's PID 1 is in it;
     its death takes every process of the namespace with it)."""
@@ -212,13 +333,8 @@ def _kill_group(process: subprocess.Popen) -> None:
     process.wait()
 
 
-def _read_verdict(fd: int) -> tuple[str, str] | None:
-    """The harness's [status, detail], when it wrote one (every writer is gone by now)."""
-    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
-    try:
-        data = os.read(fd, 1 << 16)
-    except BlockingIOError:
-        return None
+def _parse_verdict(data: bytes) -> tuple[str, str] | None:
+    """The harness's [status, detail], when it wrote one."""
     try:
         status, detail = json.loads(data)
     except (ValueError, TypeError):
@@ -236,12 +352,8 @@ def _reason_without_verdict(code: int | None) -> str:
     return f"exited before the end (exit code {code})"
 
 
-def _tail(path: Path, limit: int = OUTPUT_TAIL) -> str:
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return ""
-    return data[-limit:].decode("utf-8", "replace")
+def _decode_tail(data: bytes, limit: int = OUTPUT_TAIL) -> str:
+    return data.decode("utf-8", "replace")[-limit:]
 
 
 def run_python(code: str, timeout: float = 10.0) -> RunResult:

@@ -19,7 +19,7 @@ import pytest
 
 from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.execution import Execution, ExecutionStore, Limits, Sandbox, execute_samples
-from cloneprobe.execution.sandbox import _package_folders, best_isolation
+from cloneprobe.execution.sandbox import best_isolation
 from cloneprobe.execution.wire import WireError, decode, encode_value
 
 TIMEOUT = 2.0
@@ -171,9 +171,11 @@ def test_a_huge_allocation_is_reported_as_memory(sandbox):
     assert (result.ok, result.reason) == (False, "memory: MemoryError")
 
 
-def test_printing_forever_is_bounded_by_the_file_size_limit(sandbox):
-    result = sandbox.run("while True:\n    print('x' * 100)\n")
-    assert result.reason == "error: OSError: [Errno 27] File too large"
+def test_printing_forever_is_stopped_by_the_output_limit_of_the_pipes():
+    result = Sandbox(Limits(timeout=TIMEOUT, file_bytes=1 << 16)).run(
+        "while True:\n    print('x' * 100)\n"
+    )
+    assert result.reason == "output: more than 65536 bytes on stdout and stderr"
     assert 0 < len(result.stdout) <= 20_000  # only the tail reaches the host
 
 
@@ -194,20 +196,20 @@ def test_inside_namespaces_only_tmp_is_writable_and_the_host_is_out_of_sight(san
         "open('/tmp/mine.txt', 'w').write('kept')\n"
         "print(open('mine.txt').read(), os.getcwd())\n"
         "print(sorted(p for p in os.listdir('/proc') if p.isdigit()))\n"
-        "print(os.listdir('/home'), os.listdir('/var/tmp'), os.listdir('/run'))\n"
+        "print([os.path.exists(p) for p in ('/home', '/var', '/run', '/root/.ssh', '/sys')])\n"
         "print(len(socket.if_nameindex()), os.getuid())\n"
         "for path in ('/etc/cloneprobe-probe', '/var/tmp/x', '/dev/shm/x', '/root/x'):\n"
         "    try:\n"
         "        open(path, 'w')\n"
         "    except OSError as error:\n"
-        "        print(error.errno in (13, 30), end=' ')\n"
+        "        print(error.errno in (2, 13, 30), end=' ')\n"
     )
     result = sandbox.run(program)
     lines = result.stdout.splitlines()
     assert result.reason == "passed", result
     assert lines[0] == "kept /tmp"
     assert lines[1] == "['1', '2']"  # the harness and the sample, nothing of the host
-    assert lines[2] == "[] [] []"
+    assert lines[2] == "[False, False, False, False, False]"
     assert lines[3] == "1 0"  # the loopback only (down); root inside, no privilege outside
     assert lines[4].split() == ["True"] * 4
 
@@ -241,30 +243,16 @@ def test_one_sandbox_serves_several_threads_at_once(sandbox):
         assert (result.reason, result.stdout) == expected
 
 
-def test_a_correct_program_using_numpy_passes(sandbox):
+@needs_namespaces
+def test_the_tools_packages_are_not_importable_but_the_standard_library_is(sandbox):
     pytest.importorskip("numpy")
-    result = sandbox.run("import numpy as np\nassert int(np.array([1, 2]).sum()) == 3\n")
-    assert (result.ok, result.reason) == (True, "passed")
-
-
-def test_packages_installed_under_tmp_stay_importable(sandbox, tmp_path, monkeypatch):
-    """A tool installed in a virtual environment under /tmp (which the sample's private /tmp
-    covers) still lends the sample its packages, read-only."""
-    site = tmp_path / "venv" / "lib" / "site-packages"
-    (site / "lent_package").mkdir(parents=True)
-    (site / "lent_package" / "__init__.py").write_text("ANSWER = 42\n")
-    monkeypatch.setattr(sys, "path", [*sys.path, str(site)])
-    _package_folders.cache_clear()  # the folders are read from sys.path once per process
     program = (
-        "import lent_package\nassert lent_package.ANSWER == 42\n"
-        "try:\n    open(lent_package.__file__, 'a')\nexcept OSError:\n    pass\n"
-        "else:\n    raise AssertionError('the lent package is writable')\n"
+        "import json, math, sqlite3, zlib, ctypes, decimal\n"
+        "try:\n    import numpy\nexcept ImportError:\n    print('no numpy')\n"
+        "try:\n    import cloneprobe\nexcept ImportError:\n    print('no cloneprobe')\n"
     )
-    try:
-        result = sandbox.run(program)
-    finally:
-        _package_folders.cache_clear()
-    assert (result.ok, result.reason) == (True, "passed")
+    result = sandbox.run(program)
+    assert (result.reason, result.stdout) == ("passed", "no numpy\nno cloneprobe\n")
 
 
 @needs_namespaces

@@ -325,7 +325,7 @@ def hostile_run():
             os.close(fifo_reader)
             server.close()
     outcomes = {}
-    for name, (index, passed, reason) in zip(names, rows):
+    for name, (index, passed, reason) in zip(names, rows, strict=False):
         outcomes.setdefault(name, (index, passed, reason))
     return {
         "result": result, "rows": rows, "names": names, "outcomes": outcomes,
@@ -341,7 +341,11 @@ def test_every_result_is_stored_and_the_canonical_passes(hostile_run):
     assert hostile_run["result"].exit_code == 0, hostile_run["result"].output
     assert len(hostile_run["rows"]) == len(hostile_run["names"])
     assert all(row[1] is not None for row in hostile_run["rows"]), hostile_run["rows"]
-    canonical = [r for n, r in zip(hostile_run["names"], hostile_run["rows"]) if n == "canonical"]
+    canonical = [
+        r
+        for n, r in zip(hostile_run["names"], hostile_run["rows"], strict=True)
+        if n == "canonical"
+    ]
     assert [row[1:] for row in canonical] == [(1, "passed")] * 2
 
 
@@ -400,7 +404,9 @@ def test_the_store_is_out_of_reach_so_locking_it_is_impossible(hostile_run):
     assert reason(hostile_run, "lock-the-store") == expected.replace(
         "['FileNotFoundError'] * 3", repr(["FileNotFoundError"] * 3)
     )
-    lockers = [r for n, r in zip(hostile_run["names"], hostile_run["rows"]) if "lock" in n]
+    lockers = [
+        r for n, r in zip(hostile_run["names"], hostile_run["rows"], strict=True) if "lock" in n
+    ]
     assert all(row[2] for row in lockers)
 
 
@@ -411,4 +417,3 @@ def test_sys_is_not_mounted(hostile_run):
 def test_humaneval_data_is_where_the_tool_packages_attack_looks():
     with gzip.open(HUMANEVAL_DATA, "rt") as data:
         assert json.loads(next(iter(data)))["task_id"] == "HumanEval/0"
-
