@@ -28,19 +28,21 @@ import functools
 import json
 import logging
 import os
-import resource
 import selectors
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .cgroups import Cgroup, find_limiter
+from .cgroups import find_limiter
 
 log = logging.getLogger(__name__)
 
@@ -103,18 +105,19 @@ class Sandbox:
         if self.limiter is None:
             _say_rlimits_once()
         self.recorded = self.isolation + ("" if self.limiter else RLIMITS_SUFFIX)
+        self._server = _ForkServer()
         """The isolation as recorded: "+rlimits" when no control group limits the sample."""
 
-    def _limit_resources(self, cgroup: Cgroup | None) -> None:  # runs in the child before exec
+    def _rlimits(self) -> dict[str, tuple[int, int]]:
         limits = self.limits
-        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
-        # soft below hard: the kernel sends SIGXCPU (reported as "cpu time") before SIGKILL
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if cgroup is not None:
-            cgroup.join()
+        return {
+            "RLIMIT_AS": (limits.memory_bytes, limits.memory_bytes),
+            # soft below hard: the kernel sends SIGXCPU (reported as "cpu time") before SIGKILL
+            "RLIMIT_CPU": (limits.cpu_seconds, limits.cpu_seconds + 1),
+            "RLIMIT_FSIZE": (limits.file_bytes, limits.file_bytes),
+            "RLIMIT_NOFILE": (limits.open_files, limits.open_files),
+            "RLIMIT_CORE": (0, 0),
+        }
 
     def run(
         self,
@@ -168,39 +171,79 @@ class Sandbox:
         return RunResult(passed, reason, stdout, stderr, outcome.seconds, self.recorded)
 
     def _start_and_wait(self, payload: bytes, work, cgroup) -> _Outcome:
+        request = {
+            "rlimits": self._rlimits(),
+            "cgroup": [str(folder / "cgroup.procs") for folder in cgroup.folders] if cgroup
+            else [],
+            "cwd": work or "/",
+        }  # fmt: skip
+        pipes = [os.pipe() for _ in range(5)]  # stdin, stdout, stderr, verdict, status
+        theirs = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1], pipes[4][1]]
+        ours = [pipes[0][1], pipes[1][0], pipes[2][0], pipes[3][0], pipes[4][0]]
+        started = time.monotonic()
+        try:
+            self._server.start(request, theirs)
+        except BaseException:
+            for fd in ours:
+                os.close(fd)
+            raise
+        finally:
+            for fd in theirs:
+                os.close(fd)  # from here on only the child holds them
+        try:
+            outcome = _exchange(ours, payload, started, self.limits)
+        finally:
+            for fd in ours:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        outcome.seconds = time.monotonic() - started
+        return outcome
+
+
+class _ForkServer:
+    """The guard started once (`guard.py --serve`, a fresh interpreter that never reads a job)
+    and asked to fork a child per run; restarted if it died."""
+
+    def __init__(self):
+        self.lock, self.channel, self.process = threading.Lock(), None, None
+
+    def _launch(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         command = [sys.executable, "-S", "-s", "-B"]  # no site, no user packages
         if sys.version_info >= (3, 11):
             command.append("-P")  # the guard's folder stays off the sample's import path
-        verdict_read, verdict_write = os.pipe()
-        started = time.monotonic()
-        try:
-            process = subprocess.Popen(
-                [*command, str(GUARD_PATH), str(verdict_write)],
-                cwd=work or "/",
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                pass_fds=(verdict_write,),
-                preexec_fn=functools.partial(self._limit_resources, cgroup),
+        with theirs:
+            self.process = subprocess.Popen(
+                [*command, str(GUARD_PATH), "--serve"],
+                cwd="/",
+                stdin=theirs.fileno(),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
                 start_new_session=True,
                 env=CLEAN_ENVIRONMENT,
             )
-        except BaseException:
-            os.close(verdict_read)
-            raise
-        finally:
-            os.close(verdict_write)  # from here on only the child holds it
-        try:
-            outcome = _exchange(process, payload, verdict_read, started, self.limits)
-        finally:
-            _kill_group(process)
-            os.close(verdict_read)
-            for stream in (process.stdin, process.stdout, process.stderr):
-                with contextlib.suppress(OSError):
-                    stream.close()
-        outcome.code = process.returncode
-        outcome.seconds = time.monotonic() - started
-        return outcome
+        self.channel = ours
+        weakref.finalize(self, _stop_server, ours, self.process)
+
+    def start(self, request: dict, fds: list[int]) -> None:
+        message = json.dumps(request).encode()
+        with self.lock:
+            for attempt in range(2):
+                if self.channel is None or self.process.poll() is not None:
+                    self._launch()
+                try:
+                    socket.send_fds(self.channel, [message], fds)
+                    return
+                except OSError:
+                    self.channel = None
+                    if attempt:
+                        raise
+
+
+def _stop_server(channel: socket.socket, process: subprocess.Popen) -> None:
+    channel.close()  # the server ends at the end of its channel
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(5)
 
 
 @dataclass
@@ -214,57 +257,80 @@ class _Outcome:
     seconds: float = 0.0
 
 
-def _exchange(process, payload: bytes, verdict_fd: int, started: float, limits) -> _Outcome:
+def _exchange(fds: list[int], payload: bytes, started: float, limits) -> _Outcome:
     """Send the setup and the job, read stdout and stderr (keeping their tails, and stopping
-    once they exceed `limits.file_bytes` together) and the verdict, until the verdict pipe
-    closes and the child has ended, or the wall-clock timeout passes."""
-    outcome, verdict, written, total = _Outcome(), b"", 0, 0
+    once they exceed `limits.file_bytes` together), the verdict and the child's status, until
+    the child has ended and its verdict pipe closed, or the wall-clock timeout passes; then
+    kill what is left of the run."""
+    stdin, stdout, stderr, verdict_fd, status_fd = fds
+    outcome, verdict, status, written, total = _Outcome(), b"", b"", 0, 0
     selector = selectors.DefaultSelector()
-    inputs = {process.stdout.fileno(): 0, process.stderr.fileno(): 1, verdict_fd: 2}
-    for fd in inputs:
+    names = {stdout: 0, stderr: 1, verdict_fd: "verdict", status_fd: "status"}
+    for fd in names:
         selector.register(fd, selectors.EVENT_READ)
-    stdin = process.stdin.fileno()
     os.set_blocking(stdin, False)
     selector.register(stdin, selectors.EVENT_WRITE)
     deadline = started + limits.timeout
-    verdict_open = True
+    pid = None
     try:
-        while verdict_open or process.poll() is None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                outcome.timed_out = True
+        while True:
+            open_fds = selector.get_map().keys()
+            ended = b"exit" in status and verdict_fd not in open_fds
+            if ended and not ({stdout, stderr} & open_fds):
                 break
-            for key, _ in selector.select(min(left, 0.5)):
+            left = deadline - time.monotonic()
+            if ended:  # what the run printed last; a process it left behind cannot hold us
+                left = min(left, 0.2)
+            if left <= 0:
+                outcome.timed_out = not ended
+                break
+            for key, _ in selector.select(left):
                 fd = key.fd
                 if fd == stdin:
                     try:
                         written += os.write(stdin, payload[written : written + (1 << 16)])
-                    except (BrokenPipeError, BlockingIOError):
-                        written = len(payload) if written < len(payload) else written
+                    except BrokenPipeError:
+                        written = len(payload)
+                    except BlockingIOError:
+                        pass
                     if written >= len(payload):
                         selector.unregister(stdin)
                     continue
                 data = os.read(fd, 1 << 16)
                 if not data:
                     selector.unregister(fd)
-                    verdict_open = verdict_open and fd != verdict_fd
                     continue
-                which = inputs[fd]
-                if which == 2:
+                which = names[fd]
+                if which == "verdict":
                     verdict = (verdict + data)[: 1 << 16]
-                    continue
-                total += len(data)
-                outcome.output[which] = (outcome.output[which] + data)[-OUTPUT_TAIL * 4 :]
-                if total > limits.file_bytes:
-                    outcome.too_much_output = True
-                    return outcome
-            if not verdict_open and not selector.get_map().keys() - {stdin}:
-                break
+                elif which == "status":
+                    status += data
+                    if pid is None and status.startswith(b"pid "):
+                        pid = int(status.split()[1])
+                else:
+                    total += len(data)
+                    outcome.output[which] = (outcome.output[which] + data)[-OUTPUT_TAIL * 4 :]
+                    if total > limits.file_bytes:
+                        outcome.too_much_output = True
+                        return outcome
     finally:
         selector.close()
+        if pid is not None:
+            _kill_run(pid)
     if verdict:
         outcome.verdict = _parse_verdict(verdict)
+    for line in status.decode("ascii", "replace").splitlines():
+        if line.startswith("exit ") and line[5:].lstrip("-").isdigit():
+            outcome.code = int(line[5:])
     return outcome
+
+
+def _kill_run(pid: int) -> None:
+    """Kill the run's child and anything left in its session (the namespace's PID 1 is in it;
+    its death takes every process of the namespace with it)."""
+    for kill in (os.killpg, os.kill):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            kill(pid, signal.SIGKILL)
 
 
 def _frame(value) -> bytes:
@@ -323,14 +389,6 @@ def best_isolation() -> str:
         (probe.reason + " " + probe.stderr.strip()[-300:]).strip(),
     )
     return "guard"
-
-
-def _kill_group(process: subprocess.Popen) -> None:
-    """Kill the child and anything left in its process group (the namespace's PID 1 is in it;
-    its death takes every process of the namespace with it)."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
 
 
 def _parse_verdict(data: bytes) -> tuple[str, str] | None:

@@ -377,7 +377,8 @@ def _sandbox_processes():
     found = []
     for entry in Path("/proc").iterdir():
         try:
-            if str(GUARD_PATH).encode() not in (entry / "cmdline").read_bytes():
+            cmdline = (entry / "cmdline").read_bytes()
+            if str(GUARD_PATH).encode() not in cmdline or b"--serve" in cmdline:
                 continue
             state = (entry / "stat").read_text().rsplit(")", 1)[-1].split()[0]
         except (OSError, IndexError):
