@@ -49,6 +49,18 @@ class Cgroup:
         counts = dict(line.split() for line in text.splitlines() if len(line.split()) == 2)
         return int(counts.get("oom_kill", 0)) > 0
 
+    def try_remove(self) -> bool:
+        """Remove the group if its processes are gone (True), else leave it (False)."""
+        for folder in self.folders:
+            try:
+                folder.rmdir()
+            except FileNotFoundError:
+                pass
+            except OSError:
+                _kill_members(folder)
+                return False
+        return True
+
     def remove(self) -> None:
         """Kill whatever is left in the group and remove it."""
         for folder in self.folders:

@@ -28,6 +28,7 @@ import functools
 import json
 import logging
 import os
+import queue
 import selectors
 import shutil
 import signal
@@ -42,7 +43,7 @@ import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .cgroups import find_limiter
+from .cgroups import Cgroup, find_limiter
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +107,9 @@ class Sandbox:
             _say_rlimits_once()
         self.recorded = self.isolation + ("" if self.limiter else RLIMITS_SUFFIX)
         self._server = _ForkServer()
+        self._leftovers = _Leftovers()
+        self._spares: queue.SimpleQueue[_Prepared] = queue.SimpleQueue()
+        weakref.finalize(self, _close_spares, self._spares, self._leftovers)
         """The isolation as recorded: "+rlimits" when no control group limits the sample."""
 
     def _rlimits(self) -> dict[str, tuple[int, int]]:
@@ -133,28 +137,20 @@ class Sandbox:
         test, "passed" says only that the program ran to its end (its own word)."""
         if (test is None) != (entry_point is None):
             raise ValueError("give both the test code and the entry point, or neither")
-        setup = {
-            "isolation": self.isolation, "processes": self.limits.processes,
-            "workspace_bytes": self.limits.workspace_bytes, "sandbox_uid": SANDBOX_UID,
-            **_root_contents(),
-        }  # fmt: skip
         job = {
             "program": program, "test": test, "entry_point": entry_point, "prelude": prelude,
             "isolation": self.isolation,
         }  # fmt: skip
-        payload = _frame(setup) + _frame(job)
-        cgroup = self.limiter.create(self.limits.memory_bytes, self.limits.processes) if (
-            self.limiter) else None  # fmt: skip
+        prepared = self._take_prepared()
+        self._spares.put(self._prepare())  # the next run's child starts while this one runs
+        started = time.monotonic()
         try:
-            with contextlib.ExitStack() as stack:
-                work = None
-                if self.isolation == "guard":  # the guard fallback writes in a folder of its own
-                    work = stack.enter_context(tempfile.TemporaryDirectory(prefix="cloneprobe-"))
-                outcome = self._start_and_wait(payload, work, cgroup)
-            out_of_memory = cgroup is not None and cgroup.out_of_memory()
+            outcome = _exchange(prepared.fds, _frame(job), started, self.limits)
+            outcome.seconds = time.monotonic() - started
+            out_of_memory = prepared.cgroup is not None and prepared.cgroup.out_of_memory()
         finally:
-            if cgroup is not None:
-                cgroup.remove()
+            prepared.close(self._leftovers)
+        self._leftovers.remove_finished()
         stdout, stderr = (_decode_tail(data) for data in outcome.output)
         if outcome.too_much_output:
             reason = f"output: more than {self.limits.file_bytes} bytes on stdout and stderr"
@@ -170,34 +166,101 @@ class Sandbox:
         passed = reason == "passed"
         return RunResult(passed, reason, stdout, stderr, outcome.seconds, self.recorded)
 
-    def _start_and_wait(self, payload: bytes, work, cgroup) -> _Outcome:
+    def _take_prepared(self) -> _Prepared:
+        try:
+            return self._spares.get_nowait()
+        except queue.Empty:
+            return self._prepare()
+
+    def _prepare(self) -> _Prepared:
+        """A run's child, started and confined up to where it waits for its job: its control
+        group, its pipes, the setup sent (nothing of any job)."""
+        cgroup = self.limiter.create(self.limits.memory_bytes, self.limits.processes) if (
+            self.limiter) else None  # fmt: skip
+        folder = None
+        if self.isolation == "guard":  # the guard fallback writes in a folder of its own
+            folder = tempfile.TemporaryDirectory(prefix="cloneprobe-")
         request = {
             "rlimits": self._rlimits(),
-            "cgroup": [str(folder / "cgroup.procs") for folder in cgroup.folders] if cgroup
-            else [],
-            "cwd": work or "/",
+            "cgroup": [str(f / "cgroup.procs") for f in cgroup.folders] if cgroup else [],
+            "cwd": folder.name if folder else "/",
         }  # fmt: skip
         pipes = [os.pipe() for _ in range(5)]  # stdin, stdout, stderr, verdict, status
         theirs = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1], pipes[4][1]]
-        ours = [pipes[0][1], pipes[1][0], pipes[2][0], pipes[3][0], pipes[4][0]]
-        started = time.monotonic()
+        prepared = _Prepared([pipes[0][1], pipes[1][0], pipes[2][0], pipes[3][0], pipes[4][0]],
+                             cgroup, folder)  # fmt: skip
         try:
             self._server.start(request, theirs)
+            os.write(prepared.fds[0], _frame(self._setup()))  # small: the pipe takes it whole
         except BaseException:
-            for fd in ours:
-                os.close(fd)
+            prepared.close(self._leftovers)
             raise
         finally:
             for fd in theirs:
                 os.close(fd)  # from here on only the child holds them
+        return prepared
+
+    def _setup(self) -> dict:
+        return {
+            "isolation": self.isolation, "processes": self.limits.processes,
+            "workspace_bytes": self.limits.workspace_bytes, "sandbox_uid": SANDBOX_UID,
+            **_root_contents(),
+        }  # fmt: skip
+
+    def close(self) -> None:
+        """End the spare children and remove what is left of finished runs."""
+        _close_spares(self._spares, self._leftovers)
+
+
+@dataclass
+class _Prepared:
+    fds: list[int]
+    """Our ends: stdin, stdout, stderr, verdict, status."""
+    cgroup: Cgroup | None
+    folder: tempfile.TemporaryDirectory | None
+
+    def close(self, leftovers: _Leftovers) -> None:
+        for fd in self.fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        if self.cgroup is not None:
+            leftovers.add(self.cgroup)  # removed once its processes are gone
+        if self.folder is not None:
+            self.folder.cleanup()
+
+
+def _close_spares(spares: queue.SimpleQueue, leftovers: _Leftovers) -> None:
+    while True:
         try:
-            outcome = _exchange(ours, payload, started, self.limits)
-        finally:
-            for fd in ours:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
-        outcome.seconds = time.monotonic() - started
-        return outcome
+            spares.get_nowait().close(leftovers)
+        except queue.Empty:
+            break
+    leftovers.remove_all()
+
+
+class _Leftovers:
+    """Control groups of finished runs, removed once the kernel has ended their processes
+    (a run returns as soon as its verdict is in; the rest of its teardown is not waited for)."""
+
+    def __init__(self):
+        self.lock, self.groups = threading.Lock(), []
+
+    def add(self, cgroup: Cgroup) -> None:
+        with self.lock:
+            self.groups.append(cgroup)
+
+    def remove_finished(self) -> None:
+        with self.lock:
+            groups, self.groups = self.groups, []
+        left = [group for group in groups if not group.try_remove()]
+        with self.lock:
+            self.groups += left
+
+    def remove_all(self) -> None:
+        with self.lock:
+            groups, self.groups = self.groups, []
+        for group in groups:
+            group.remove()
 
 
 class _ForkServer:
@@ -278,6 +341,9 @@ def _exchange(fds: list[int], payload: bytes, started: float, limits) -> _Outcom
             ended = b"exit" in status and verdict_fd not in open_fds
             if ended and not ({stdout, stderr} & open_fds):
                 break
+            if _parse_verdict(verdict) is not None:  # decided: the sample's output is all in
+                _drain(selector, names, outcome)  # (it flushes before every answer)
+                break
             left = deadline - time.monotonic()
             if ended:  # what the run printed last; a process it left behind cannot hold us
                 left = min(left, 0.2)
@@ -323,6 +389,18 @@ def _exchange(fds: list[int], payload: bytes, started: float, limits) -> _Outcom
         if line.startswith("exit ") and line[5:].lstrip("-").isdigit():
             outcome.code = int(line[5:])
     return outcome
+
+
+def _drain(selector, names, outcome) -> None:
+    """Add what stdout and stderr hold now, without waiting."""
+    for fd, which in names.items():
+        if not isinstance(which, int) or fd not in selector.get_map():
+            continue
+        while selector.select(0) and any(key.fd == fd for key, _ in selector.select(0)):
+            data = os.read(fd, 1 << 16)
+            if not data:
+                break
+            outcome.output[which] = (outcome.output[which] + data)[-OUTPUT_TAIL * 4 :]
 
 
 def _kill_run(pid: int) -> None:
@@ -393,6 +471,8 @@ def best_isolation() -> str:
 
 def _parse_verdict(data: bytes) -> tuple[str, str] | None:
     """The harness's [status, detail], when it wrote one."""
+    if not data:
+        return None
     try:
         status, detail = json.loads(data)
     except (ValueError, TypeError):
