@@ -97,13 +97,17 @@ class Sandbox:
     """Runs programs under `limits`; one instance can be shared by worker threads.
     `isolation`: "namespaces", "guard", or None for the best this machine allows."""
 
-    def __init__(self, limits: Limits | None = None, isolation: str | None = None):
+    def __init__(
+        self, limits: Limits | None = None, isolation: str | None = None, cgroups: bool = True
+    ):
         if isolation not in (None, *ISOLATIONS):
             raise ValueError(f"isolation {isolation!r}: use one of {', '.join(ISOLATIONS)}")
         self.limits = limits or Limits()
         self.isolation = isolation or best_isolation()
-        self.limiter = find_limiter()
-        if self.limiter is None:
+        self.limiter = find_limiter() if cgroups else None
+        """How a whole sample is limited: a control group per run where the machine allows it
+        (`cgroups=False` forces the per-process fallback)."""
+        if self.limiter is None and cgroups:
             _say_rlimits_once()
         self.recorded = self.isolation + ("" if self.limiter else RLIMITS_SUFFIX)
         self._server = _ForkServer()

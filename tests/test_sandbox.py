@@ -19,6 +19,7 @@ import pytest
 
 from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.execution import Execution, ExecutionStore, Limits, Sandbox, execute_samples
+from cloneprobe.execution.cgroups import find_limiter
 from cloneprobe.execution.sandbox import best_isolation
 from cloneprobe.execution.wire import WireError, decode, encode_value
 
@@ -353,3 +354,33 @@ def test_a_wrong_humaneval_solution_fails_its_tests_in_the_sandbox(sandbox):
     program = task.prompt + "    return False\n"
     result = sandbox.run(program, task.test, task.entry_point, task.prompt)
     assert (result.ok, result.reason) == (False, "failed: AssertionError")
+
+
+# --- limits for the whole sample -----------------------------------------------------------
+
+
+def test_without_a_control_group_the_per_process_fallback_is_recorded():
+    ran = Sandbox(Limits(timeout=TIMEOUT), cgroups=False).run("print('x')\n")
+    assert (ran.reason, ran.isolation) == ("passed", best_isolation() + "+rlimits")
+
+
+@pytest.mark.skipif(find_limiter() is None, reason="no control group can be made here")
+def test_a_control_group_limits_the_memory_of_all_the_samples_processes_together():
+    """Two children of 100 MiB each under a 160 MiB limit: each is within its own address
+    space limit, so only a limit on the whole sample ends one of them."""
+    program = (
+        "import os, select, time\nr, w = os.pipe()\npids = []\nfor _ in range(2):\n"
+        "    pid = os.fork()\n    if pid == 0:\n        data = bytearray(100 << 20)\n"
+        "        for i in range(0, len(data), 4096):\n            data[i] = 1\n"
+        "        os.write(w, b'1')\n        select.select([], [], [], 60)\n        os._exit(0)\n"
+        "    pids.append(pid)\nheld = 0\nwhile held < 2:\n"
+        "    if not select.select([r], [], [], 0.2)[0]:\n"
+        "        if any(os.waitpid(p, os.WNOHANG)[0] for p in pids):\n            break\n"
+        "        continue\n    held += len(os.read(r, 2))\nprint(held)\n"
+    )
+    limits = Limits(timeout=20, memory_bytes=160 << 20)
+    grouped = Sandbox(limits).run(program)
+    per_process = Sandbox(limits, cgroups=False).run(program)
+    assert (per_process.reason, per_process.stdout) == ("passed", "2\n")
+    assert grouped.isolation == best_isolation()  # no "+rlimits": a group was made
+    assert grouped.stdout in ("0\n", "1\n") or grouped.reason.startswith("memory"), grouped
