@@ -1,19 +1,19 @@
-"""Confinement by the kernel for the sandbox's child: namespaces, mounts and privileges.
+"""Confinement by the kernel for the sandbox's child: namespaces, the root, keyring, privileges.
 
 Runs only inside the child process the sandbox starts (imported by `guard.py`), before any
 untrusted code; the standard library only (`ctypes` for the system calls Python 3.11 lacks:
-unshare, mount, mount_setattr, capset, prctl).
+unshare, mount, mount_setattr, pivot_root, keyctl, capset, prctl).
 
 `enter_namespaces` gives the process new user, mount, network, PID and IPC namespaces (the
-user namespace's root is the calling user, or `nobody` when that is root) and forks:
-the caller's copy waits for the new namespace's first process (PID 1) and exits with its
-status, and PID 1 carries on. Its death kills everything the program started.
-`seal_filesystem` (run while the namespace's capabilities are held) makes every mount
-read-only, puts a private writable tmpfs on /tmp (the only writable place), hides /var/tmp,
-/dev/shm, /run, /root and /home under empty read-only tmpfs (mounting back read-only only the
-folders the interpreter itself lives in) and mounts a /proc that shows only the namespace's
-processes. `drop_privileges` leaves the process without any
-capability, as the namespace's root (which is `nobody` outside when the tool runs as root).
+user namespace's root is the calling user, or `nobody` when that is root) and forks: the
+caller's copy waits for the new namespace's first process (PID 1) and exits with its status,
+and PID 1 carries on. Its death kills everything the program started.
+`build_root` (run while the namespace's capabilities are held) puts together a fresh tmpfs
+root of read-only binds (the standard library, the shared libraries it loads; site-packages
+covered empty), a /dev of four devices, a size-limited tmpfs at /tmp and a /proc of the PID
+namespace, then pivots into it and detaches the host's root. `join_new_session_keyring` leaves
+the host's keyring behind. `drop_privileges` leaves the process without any capability, as the
+namespace's root (which is `nobody` outside when the tool runs as root).
 """
 
 import ctypes

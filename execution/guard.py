@@ -1,31 +1,34 @@
-"""The sandbox's child: confines itself, runs the sample in one process and the tests in another.
+"""The sandbox's child: a fork server, and per run the harness and the sample's process.
 
-Started by path (`python -S -s -B -P guard.py VERDICT_FD`), never imported by the tool; the standard
-library only. It reads the job (JSON: program, test, entry point, isolation, limits) from
-stdin, then:
+Started by path (`python -S -s -B -P guard.py --serve`), never imported by the tool; the
+standard library only. `serve` forks a child per run (`start_run`: its own session, rlimits,
+control group, the run's pipes as stdin, stdout, stderr and fd 3 for the verdict, every other
+descriptor closed). The child (`main`) reads the setup (isolation, limits, what the root
+holds: no job) from stdin with os.read, then:
 
-1. With isolation "namespaces" (`confine.py`): new mount, network, PID and IPC namespaces, the
-   filesystem read-only but for a private tmpfs at /tmp, the host's temporary and home folders
-   hidden, a /proc showing only this sandbox; every privilege dropped. This process is then
-   PID 1 of the namespace: when it ends, everything the sample started dies with it.
-   With isolation "guard" none of this is available and the sample's process patches its own
-   interpreter (`python_guard.py`), which a hostile sample can undo.
-2. It forks the sample's process, which closes the verdict descriptor first, then runs the
-   program as `__main__` and answers calls ("call `name` with these arguments") over a pipe,
-   sending back plain data only (`wire.py`).
-3. This process, the harness, never runs the sample's code: it runs the task's test code with
-   every name the test takes from the program (the entry point, helpers such as `poly`)
-   replaced by a proxy that makes the call in the sample's process. When `check` returns, the
-   harness writes the verdict to VERDICT_FD, a pipe only it holds.
+1. With isolation "namespaces" (`confine.py`): new user, mount, network, PID and IPC
+   namespaces, a fresh root of the standard library only, every privilege dropped. This
+   process is then PID 1 of the namespace: when it ends, everything the sample started dies
+   with it. With isolation "guard" none of this is available and the sample's process patches
+   its own interpreter (`python_guard.py`), which a hostile sample can undo. In both: a new
+   session keyring, a process that cannot be inspected, the seccomp filter (`seccomp.py`).
+2. It forks the sample's process before reading anything of the job: the sample's memory never
+   held the test. The sample's process closes stdin and the verdict descriptor, receives the
+   program over a pipe, runs it as `__main__` and answers calls ("call `name` with these
+   arguments") with plain data only (`wire.py`).
+3. This process, the harness, then reads the job, sends the program and runs the task's test
+   code with every name the test takes from the program (the entry point, helpers such as
+   `poly`) replaced by a proxy that makes the call in the sample's process. When `check`
+   returns, the harness writes the verdict to fd 3, a pipe only it holds.
 
 Threat model: the sample has full control of its own process (it may use ctypes, re-import
 posix, patch anything, fork, exit, signal). It still cannot write the verdict: the descriptor
-is closed in its process before its code runs; the harness is not dumpable, so a process of
-the same user can neither trace it nor open its /proc/PID/fd; the sample holds no capability;
-signals from inside a PID namespace to its PID 1 are dropped by the kernel (SIGINT ignored);
-and the values it answers with are decoded as data, never as objects, so it cannot hand the
-test an object that equals everything. Killing or stopping the harness ends in no verdict,
-which the tool counts as a failure.
+is closed in its process before its code runs; the harness is not dumpable and ptrace and
+process_vm_readv are filtered, so nothing of the harness's memory can be read or written; the
+sample holds no capability; signals from inside a PID namespace to its PID 1 are dropped by
+the kernel (SIGINT ignored); and the values it answers with are decoded as data, never as
+objects, so it cannot hand the test an object that equals everything. Killing or stopping the
+harness ends in no verdict, which the tool counts as a failure.
 """
 
 import ast

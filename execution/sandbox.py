@@ -1,24 +1,26 @@
-"""Running untrusted programs, and judging them against tests, in a confined child process.
+"""Running untrusted programs, and judging them against tests, in confined child processes.
 
-Generated code never runs inside the tool's process. `Sandbox.run` starts `guard.py` by path
-in a fresh interpreter with a clean environment (`PYTHONHASHSEED=0`, no inherited variables, so
-no secrets), in its own session and process group (killed whole when the wall-clock timeout
-passes), with rlimits on CPU seconds, address space, file size, open files and processes, and
-its output going to files the file-size limit caps (only their tail reaches the caller).
+Generated code never runs inside the tool's process. Each `Sandbox` starts `guard.py` once, by
+path, as a fork server (a fresh interpreter with a clean environment, `PYTHONHASHSEED=0`, that
+never reads a job). For each run it forks a child in a session of its own, with rlimits and,
+where the machine allows, a control group of its own (`cgroups.py`: memory and processes of
+the whole sample); the child confines itself, forks the sample's process and only then reads
+the job. While one run goes on, the next run's child is already started and waits for its job.
 
-Isolation "namespaces" (the default wherever the kernel allows it; probed once): the child
-enters new mount, network, PID and IPC namespaces (inside a user namespace when the tool does
-not run as root), sees the filesystem read-only with a private tmpfs at /tmp as its only
-writable place, the host's /tmp, /var/tmp, /dev/shm, /run, /root and /home hidden, no network
-at all, only its own processes, and holds no privilege (as root, it runs as `nobody`).
-Isolation "guard": the fallback where namespaces are unavailable; said once in the log; the
-sample's interpreter is patched (`python_guard.py`), which a hostile sample can undo.
+Isolation "namespaces" (the default wherever the kernel allows it; probed once): new user,
+mount, network, PID and IPC namespaces; a fresh tmpfs root holding read-only binds of the
+standard library and the shared libraries it loads (no site-packages, nothing of the tool, no
+/home, /root, /sys, /run), a /dev of null, zero, random and urandom, a size-limited tmpfs at
+/tmp as the only writable place, a /proc of the namespace; a new session keyring; no
+capability; a seccomp filter (`seccomp.py`). Isolation "guard": the fallback where namespaces
+are unavailable; said once in the log; the sample's interpreter is patched
+(`python_guard.py`), which a hostile sample can undo. Without a control group, the isolation
+is recorded with "+rlimits" (limits per process only).
 
-The verdict comes from the parent's side: with tests, the sample's program and the tests run in
-two processes; the harness runs `check` with proxies that call into the sample's process and
-get plain data back, and only the harness holds the pipe the verdict comes back on (the threat
-model is in `guard.py`). Whatever the sample does, it cannot turn into "passed" in either
-isolation, short of ptrace-ing the harness as root in the guard fallback.
+stdout and stderr come back through pipes this side reads and caps (`Limits.file_bytes`
+together; only their tails are kept). The verdict comes from the harness, a process that holds
+the test while the sample's process holds only the program and, call by call, the arguments
+(`guard.py`, `wire.py`). Whatever the sample does, it cannot turn into "passed".
 """
 
 from __future__ import annotations
