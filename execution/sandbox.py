@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cgroups import Cgroup, find_limiter
+from .elf_needs import library_folders
 
 log = logging.getLogger(__name__)
 
@@ -425,28 +426,34 @@ def _frame(value) -> bytes:
 @functools.cache
 def _root_contents() -> dict[str, list[str]]:
     """What the sample's root holds, read-only: the standard library's folders and the folders
-    of the shared libraries its extension modules load (found once with ldd), and the loader's
+    of the shared libraries its extension modules load (read once from their ELF headers, or
+    with ldd), and the loader's
     cache. No site-packages (covered empty inside), nothing of the tool."""
     stdlib = {sysconfig.get_path("stdlib"), sysconfig.get_path("platstdlib")}
     stdlib |= {p for p in sys.path if p.endswith("lib-dynload") and os.path.isdir(p)}
     folders = {p for p in stdlib if p and os.path.isdir(p)}
     libraries = set()
+    # the interpreter and libpython are loaded already: only what extension modules load later
     modules = [str(p) for folder in folders for p in Path(folder).glob("lib-dynload/*.so")]
-    modules += [str(p) for p in Path(sysconfig.get_config_var("LIBDIR") or "/").glob(
-        "libpython*.so*")]  # fmt: skip
-    if modules and shutil.which("ldd"):
+    modules += [str(p) for folder in folders for p in Path(folder).glob("*.so")]
+    found = library_folders(modules)
+    if found is not None:
+        libraries = found
+    elif modules and shutil.which("ldd"):  # a file elf_needs cannot read: ask the loader
         listing = subprocess.run(
             ["ldd", *modules], capture_output=True, text=True, timeout=60, check=False
         ).stdout
         for line in listing.splitlines():
             parts = line.split()
             if "=>" in parts and len(parts) > parts.index("=>") + 1:
-                found = parts[parts.index("=>") + 1]
-                if found.startswith("/"):
-                    libraries.add(os.path.dirname(found))
+                found_path = parts[parts.index("=>") + 1]
+                if found_path.startswith("/") and "libpython" not in found_path:
+                    libraries.add(os.path.dirname(found_path))
     folders |= libraries
+    real = sorted({os.path.realpath(f): f for f in folders}.items())
+    outermost = [f for r, f in real if not any(r.startswith(o + os.sep) for o, _ in real)]
     files = [f for f in ("/etc/ld.so.cache",) if os.path.isfile(f)]
-    return {"folders": sorted(folders), "files": files}
+    return {"folders": sorted(outermost), "files": files}
 
 
 @functools.cache
