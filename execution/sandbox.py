@@ -215,8 +215,10 @@ class Sandbox:
         }  # fmt: skip
 
     def close(self) -> None:
-        """End the spare children and remove what is left of finished runs."""
+        """End the spare children and the fork server, and remove what is left of finished
+        runs (a later run starts them again)."""
         _close_spares(self._spares, self._leftovers)
+        self._server.stop()
 
 
 @dataclass
@@ -294,6 +296,12 @@ class _ForkServer:
             )
         self.channel = ours
         weakref.finalize(self, _stop_server, ours, self.process)
+
+    def stop(self) -> None:
+        with self.lock:
+            if self.channel is not None:
+                _stop_server(self.channel, self.process)
+                self.channel = None
 
     def start(self, request: dict, fds: list[int]) -> None:
         message = json.dumps(request).encode()

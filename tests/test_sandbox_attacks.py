@@ -328,6 +328,8 @@ def arena():
 
             with ThreadPoolExecutor(max_workers=4) as pool:
                 results = dict(pool.map(run, runs))
+            for sandbox in sandboxes.values():
+                sandbox.close()  # the next runs' children, started ahead, end with it
             time.sleep(1.0)  # let anything that outlived its run try its late write
             seen = {
                 "outside": sorted(p.name for p in outside.iterdir()),
@@ -373,19 +375,21 @@ def _arrivals(servers):
 
 
 def _sandbox_processes():
-    """Live processes running this worktree's guard (a zombie is not running)."""
-    found = []
+    """Live processes forked from this worktree's guard fork servers (the servers themselves,
+    whose parent is no guard, stay until their sandbox is collected; a zombie is not
+    running)."""
+    guards, parents = set(), {}
     for entry in Path("/proc").iterdir():
         try:
-            cmdline = (entry / "cmdline").read_bytes()
-            if str(GUARD_PATH).encode() not in cmdline or b"--serve" in cmdline:
+            if str(GUARD_PATH).encode() not in (entry / "cmdline").read_bytes():
                 continue
-            state = (entry / "stat").read_text().rsplit(")", 1)[-1].split()[0]
+            fields = (entry / "stat").read_text().rsplit(")", 1)[-1].split()
         except (OSError, IndexError):
             continue
-        if state not in ("Z", "X"):
-            found.append(int(entry.name))
-    return found
+        if fields[0] not in ("Z", "X"):
+            guards.add(int(entry.name))
+            parents[int(entry.name)] = int(fields[1])
+    return sorted(pid for pid in guards if parents[pid] in guards)
 
 
 def test_there_are_at_least_thirty_distinct_attacks():

@@ -279,7 +279,7 @@ HOSTILE = {
     "sys": SYS + REPORT,
     "syscalls-after-setup": SYSCALLS_AFTER_SETUP + REPORT,
 }
-LOCKERS = 4
+LOCKERS = 2
 """Samples locking the store at once (with the honest ones, every result must be stored)."""
 
 
