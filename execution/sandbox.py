@@ -113,7 +113,7 @@ class Sandbox:
         if self.limiter is None and cgroups:
             _say_rlimits_once()
         self.recorded = self.isolation + ("" if self.limiter else RLIMITS_SUFFIX)
-        self._server = _ForkServer()
+        self._server = _shared_fork_server()
         self._leftovers = _Leftovers()
         self._spares: queue.SimpleQueue[_Prepared] = queue.SimpleQueue()
         weakref.finalize(self, _close_spares, self._spares, self._leftovers)
@@ -215,10 +215,9 @@ class Sandbox:
         }  # fmt: skip
 
     def close(self) -> None:
-        """End the spare children and the fork server, and remove what is left of finished
-        runs (a later run starts them again)."""
+        """End the spare children and remove what is left of finished runs (a later run
+        starts a spare again)."""
         _close_spares(self._spares, self._leftovers)
-        self._server.stop()
 
 
 @dataclass
@@ -272,6 +271,13 @@ class _Leftovers:
             group.remove()
 
 
+@functools.cache
+def _shared_fork_server() -> _ForkServer:
+    """One fork server per process, shared by every Sandbox (it holds no setting of theirs:
+    each request brings its own), ended when the process exits."""
+    return _ForkServer()
+
+
 class _ForkServer:
     """The guard started once (`guard.py --serve`, a fresh interpreter that never reads a job)
     and asked to fork a child per run; restarted if it died."""
@@ -296,12 +302,6 @@ class _ForkServer:
             )
         self.channel = ours
         weakref.finalize(self, _stop_server, ours, self.process)
-
-    def stop(self) -> None:
-        with self.lock:
-            if self.channel is not None:
-                _stop_server(self.channel, self.process)
-                self.channel = None
 
     def start(self, request: dict, fds: list[int]) -> None:
         message = json.dumps(request).encode()
