@@ -71,12 +71,14 @@ class Limits:
     """Wall-clock seconds."""
     cpu_seconds: int = 10
     memory_bytes: int = 1 << 30
-    """Address space of each process."""
+    """Memory of the whole sample (its cgroup, every process, tmpfs and memfd pages) and the
+    address space of each process."""
     file_bytes: int = 1 << 20
-    """Largest file the program may write (its stdout and stderr included)."""
+    """Largest file the program may write, and most bytes of stdout and stderr together (the
+    run ends past it)."""
     processes: int = 64
-    """Processes the sample may have at once, counted in its own user namespace (isolation
-    "namespaces"; the guard fallback refuses forking instead)."""
+    """Processes the sample may have at once: its cgroup's and, with isolation "namespaces",
+    its user namespace's limit (the guard fallback refuses forking instead)."""
     open_files: int = 256
     workspace_bytes: int = 64 << 20
     """Size of the private tmpfs at /tmp (isolation "namespaces")."""
@@ -88,12 +90,13 @@ class RunResult:
     reason: str
     """`passed`, `timeout`, `cpu time`, `memory`, `failed: AssertionError ...`,
     `error: NameError ...`, `exited: ...`, `exited before the end (...)`,
-    `killed by signal ...`, or `refused: ...` (isolation "guard")."""
+    `killed by signal ...`, `output: more than ...`, or `refused: ...` (isolation "guard")."""
     stdout: str = ""
     stderr: str = ""
     seconds: float = 0.0
     isolation: str = "guard"
-    """Which isolation ran: "namespaces" or "guard"."""
+    """Which isolation ran: "namespaces" or "guard", with "+rlimits" when no cgroup limited the
+    whole sample (limits per process only)."""
 
 
 class Sandbox:
