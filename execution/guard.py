@@ -173,12 +173,13 @@ def verdict_of(run):
 
 
 def run_tests(job, sample):
+    """Send the program, prepare the tests while the sample's process runs it, then check."""
     try:
         wire.send(sample.requests, "program", job["program"], job["isolation"])
     except BrokenPipeError:
         sample.ended()
-    sample.expect_ready()
     if job["test"] is None:
+        sample.expect_ready()
         return
     test_globals = {"__name__": "__test__"}
     for name in names_taken_from_program(job["test"], job["entry_point"]):
@@ -188,6 +189,7 @@ def run_tests(job, sample):
     exec(compile(job["test"], "<test>", "exec"), test_globals)
     entry_point = sample.proxy(job["entry_point"])
     test_globals[job["entry_point"]] = entry_point
+    sample.expect_ready()
     test_globals["check"](entry_point)
 
 
@@ -224,9 +226,11 @@ class SampleProcess:
 
     def __init__(self, pid, requests, replies):
         self.pid, self.requests, self.replies = pid, requests, replies
+        self.ready = False
 
     def proxy(self, name):
         def call(*args, **kwargs):
+            self.expect_ready()  # a test calling the program at its top level
             arguments = wire.encode_value(list(args)), wire.encode_value(kwargs)
             try:
                 wire.send(self.requests, "call", name, *arguments)
@@ -238,7 +242,9 @@ class SampleProcess:
         return call
 
     def expect_ready(self):
-        self.answer("ready")
+        if not self.ready:
+            self.answer("ready")
+            self.ready = True
 
     def answer(self, expected):
         try:

@@ -82,6 +82,15 @@ def test_an_exception_is_reported_as_an_error_with_its_type(sandbox, program, re
     assert (result.ok, result.reason) == (False, reason)
 
 
+def test_a_test_calling_the_program_at_its_top_level_waits_for_the_program(sandbox):
+    test = (
+        "EXPECTED = add(1, 1)\ndef check(candidate):\n    assert candidate(2, 3) == EXPECTED + 3\n"
+    )
+    slow = "import time\ntime.sleep(0.2)\ndef add(a, b):\n    return a + b\n"
+    result = sandbox.run(slow, test, "add")
+    assert (result.ok, result.reason) == (True, "passed")
+
+
 def test_a_test_needing_an_unknown_helper_fails_instead_of_passing(sandbox):
     test = "def check(candidate):\n    assert helper(candidate(1)) == 1\n"
     result = sandbox.run("def f(x):\n    return x\n", test, "f")
