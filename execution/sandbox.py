@@ -152,7 +152,11 @@ class Sandbox:
             "isolation": self.isolation,
         }  # fmt: skip
         prepared = self._take_prepared()
-        self._spares.put(self._prepare())  # the next run's child starts while this one runs
+        try:
+            self._spares.put(self._prepare())  # the next run's child starts while this one runs
+        except BaseException:
+            prepared.close(self._leftovers)
+            raise
         started = time.monotonic()
         try:
             outcome = _exchange(prepared.fds, _frame(job), started, self.limits)
@@ -356,7 +360,8 @@ def _exchange(fds: list[int], payload: bytes, started: float, limits) -> _Outcom
     try:
         while True:
             open_fds = selector.get_map().keys()
-            ended = b"exit" in status and verdict_fd not in open_fds
+            # ended: the server reported the exit (or is gone) and the verdict pipe closed
+            ended = (b"exit" in status or status_fd not in open_fds) and verdict_fd not in open_fds
             if ended and not ({stdout, stderr} & open_fds):
                 break
             if _parse_verdict(verdict) is not None:  # decided: the sample's output is all in

@@ -395,3 +395,14 @@ def test_a_control_group_limits_the_memory_of_all_the_samples_processes_together
     assert (per_process.reason, per_process.stdout) == ("passed", "2\n")
     assert grouped.isolation == best_isolation()  # no "+rlimits": a group was made
     assert grouped.stdout in ("0\n", "1\n") or grouped.reason.startswith("memory"), grouped
+
+
+def test_runs_go_on_after_the_fork_server_was_killed():
+    from cloneprobe.execution.sandbox import _shared_fork_server
+
+    sandbox = Sandbox(Limits(timeout=TIMEOUT))
+    assert sandbox.run(ADD_TEST.replace("def check", "def unused")).ok
+    _shared_fork_server().process.kill()
+    _shared_fork_server().process.wait()
+    results = [sandbox.run("def add(a, b):\n    return a + b\n", ADD_TEST, "add") for _ in range(3)]
+    assert [r.reason for r in results] == ["passed"] * 3
