@@ -404,6 +404,7 @@ def start_run(request, fds):
         for procs in request["cgroup"]:
             with open(procs, "w") as file:
                 file.write("0")
+        request.clear()  # nothing of the host's paths stays for the sample to find
         for target, fd in enumerate(fds[:4]):
             os.dup2(fd, target)
         # nothing else the server holds (other runs' pipes among them) stays open here
