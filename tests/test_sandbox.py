@@ -406,3 +406,16 @@ def test_runs_go_on_after_the_fork_server_was_killed():
     _shared_fork_server().process.wait()
     results = [sandbox.run("def add(a, b):\n    return a + b\n", ADD_TEST, "add") for _ in range(3)]
     assert [r.reason for r in results] == ["passed"] * 3
+
+
+def test_the_samples_process_holds_only_its_streams_and_its_two_pipes_to_the_harness(sandbox):
+    program = (
+        "import os\nopen_fds = []\nfor fd in range(256):\n    try:\n        os.fstat(fd)\n"
+        "    except OSError:\n        continue\n"
+        "    open_fds.append(os.readlink(f'/proc/self/fd/{fd}').split(':')[0])\n"
+        "print(open_fds)\n"
+    )
+    with ThreadPoolExecutor(max_workers=2) as pool:  # another run's pipes exist meanwhile
+        results = list(pool.map(sandbox.run, [program] * 4))
+    for result in results:
+        assert result.stdout == "['/dev/null', 'pipe', 'pipe', 'pipe', 'pipe']\n", result
