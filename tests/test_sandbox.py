@@ -398,12 +398,12 @@ def test_a_control_group_limits_the_memory_of_all_the_samples_processes_together
 
 
 def test_runs_go_on_after_the_fork_server_was_killed():
-    from cloneprobe.execution.sandbox import _shared_fork_server
+    from cloneprobe.execution.runs import shared_fork_server
 
     sandbox = Sandbox(Limits(timeout=TIMEOUT))
     assert sandbox.run(ADD_TEST.replace("def check", "def unused")).ok
-    _shared_fork_server().process.kill()
-    _shared_fork_server().process.wait()
+    shared_fork_server().process.kill()
+    shared_fork_server().process.wait()
     results = [sandbox.run("def add(a, b):\n    return a + b\n", ADD_TEST, "add") for _ in range(3)]
     assert [r.reason for r in results] == ["passed"] * 3
 

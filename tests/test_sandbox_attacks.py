@@ -28,7 +28,8 @@ from pathlib import Path
 import pytest
 
 from cloneprobe.execution import Limits, Sandbox
-from cloneprobe.execution.sandbox import GUARD_PATH, best_isolation
+from cloneprobe.execution.runs import GUARD_PATH
+from cloneprobe.execution.sandbox import best_isolation
 
 TIMEOUT = 3.0
 TEST = "def check(candidate):\n    assert candidate(2, 3) == 5\n    assert candidate(-1, 1) == 0\n"
