@@ -1,9 +1,9 @@
 """The sandbox's child: a fork server, and per run the harness and the sample's process.
 
 Started by path (`python -S -s -B -P guard.py --serve`), never imported by the tool; the
-standard library only. `serve` forks a child per run (`start_run`: its own session, rlimits,
+standard library only. `fork_server.py` forks a child per run (its own session, rlimits,
 control group, the run's pipes as stdin, stdout, stderr and fd 3 for the verdict, every other
-descriptor closed). The child (`main`) reads the setup (isolation, limits, what the root
+descriptor closed), which runs `main` here. The child (`main`) reads the setup (isolation, limits, what the root
 holds: no job) from stdin with os.read, then:
 
 1. With isolation "namespaces" (`confine.py`): new user, mount, network, PID and IPC
@@ -37,12 +37,12 @@ import contextlib
 import json
 import os
 import resource
-import selectors
 import signal
 import socket
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fork_server
 import python_guard
 import wire
 
@@ -332,91 +332,7 @@ def flush_and_send(replies, kind, *fields):
         os._exit(1)
 
 
-def serve(channel):
-    """The fork server: started once per sandbox, it reads no job, ever. For each request (the
-    run's limits and control group, and its stdin, stdout, stderr, verdict and status pipes)
-    it forks a child that takes those pipes, limits itself and runs `main` as a fresh guard
-    would; it writes the child's pid on the status pipe, then its exit status once reaped.
-    It ends when the tool closes the channel."""
-    wakeup_read, wakeup_write = os.pipe()
-    os.set_blocking(wakeup_write, False)
-    signal.set_wakeup_fd(wakeup_write)
-    signal.signal(signal.SIGCHLD, lambda *_: None)
-    statuses = {}
-    selector = selectors.DefaultSelector()
-    selector.register(channel, selectors.EVENT_READ)
-    selector.register(wakeup_read, selectors.EVENT_READ)
-    while True:
-        for key, _ in selector.select():
-            if key.fd == wakeup_read:
-                os.read(wakeup_read, 4096)
-                reap(statuses)
-                continue
-            try:
-                message, fds, _, _ = socket.recv_fds(channel, 1 << 16, 5)
-            except InterruptedError:
-                continue
-            if not message:
-                os._exit(0)
-            if len(fds) != 5:
-                for fd in fds:
-                    os.close(fd)
-                continue
-            request = json.loads(message)
-            pid = os.fork()
-            if pid == 0:
-                signal.set_wakeup_fd(-1)
-                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                for fd in (channel.fileno(), wakeup_read, wakeup_write):
-                    os.close(fd)
-                start_run(request, fds)
-            for fd in fds[:4]:
-                os.close(fd)
-            statuses[pid] = fds[4]
-            with contextlib.suppress(OSError):
-                os.write(fds[4], f"pid {pid}\n".encode())
-        reap(statuses)
-
-
-def reap(statuses):
-    while statuses:
-        try:
-            pid, status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-        fd = statuses.pop(pid, None)
-        if fd is not None:
-            with contextlib.suppress(OSError):
-                os.write(fd, f"exit {os.waitstatus_to_exitcode(status)}\n".encode())
-            os.close(fd)
-
-
-def start_run(request, fds):
-    """In the server's child: its own session, the run's limits and control group, the pipes
-    as stdin, stdout and stderr; then what a freshly started guard does."""
-    try:
-        os.setsid()
-        os.chdir(request["cwd"])
-        for name, value in request["rlimits"].items():
-            resource.setrlimit(getattr(resource, name), tuple(value))
-        for procs in request["cgroup"]:
-            with open(procs, "w") as file:
-                file.write("0")
-        request.clear()  # nothing of the host's paths stays for the sample to find
-        for target, fd in enumerate(fds[:4]):
-            os.dup2(fd, target)
-        # nothing else the server holds (other runs' pipes among them) stays open here
-        os.closerange(4, 1 << 16)
-        main(3)
-    except BaseException as error:
-        with contextlib.suppress(BaseException):
-            os.write(2, f"sandbox: starting the run failed: {error!r}\n".encode())
-    os._exit(71)
-
-
 if __name__ == "__main__":
     if sys.argv[1] == "--serve":
-        serve(socket.socket(fileno=0))
+        fork_server.serve(socket.socket(fileno=0), main)
     main(int(sys.argv[1]))
