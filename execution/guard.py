@@ -3,8 +3,8 @@
 Started by path (`python -S -s -B -P guard.py --serve`), never imported by the tool; the
 standard library only. `fork_server.py` forks a child per run (its own session, rlimits,
 control group, the run's pipes as stdin, stdout, stderr and fd 3 for the verdict, every other
-descriptor closed), which runs `main` here. The child (`main`) reads the setup (isolation, limits, what the root
-holds: no job) from stdin with os.read, then:
+descriptor closed), which runs `main` here: it reads the setup (isolation, limits, what the
+root holds: no job) from stdin with os.read, then:
 
 1. With isolation "namespaces" (`confine.py`): new user, mount, network, PID and IPC
    namespaces, a fresh root of the standard library only, every privilege dropped. This
