@@ -99,10 +99,8 @@ def print_figures(figures: dict) -> None:
     s = figures["settings"]
     print(f"control {figures['control']}: {s['tasks']} tasks, n={s['n']}, T={s['temperature']}, "
           f"doses {s['doses']}, profile {figures['profile']}")  # fmt: skip
-    print(
-        "| dose/half | samples | tasks | clone | **evidence** | similar | tasks with clone | "
-        "tasks with evidence |"
-    )
+    print("| dose/half | samples | tasks | clone | **evidence** | similar | tasks with clone | "
+          "tasks with evidence |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for g in figures["groups"]:
         print(f"| {g['group']} | {g['samples']} | {g['tasks']} | {g['clone_rate']:.1%} | "
@@ -110,7 +108,9 @@ def print_figures(figures: dict) -> None:
               f"{len(g['tasks_with_evidence'])} |")  # fmt: skip
     print("\nsweep (evidence rate per dose/half, each threshold alone):")
     for row in figures["sweep"]:
-        cells = ", ".join(f"{k} {v:.1%}" for k, v in row.items() if k not in ("threshold", "value"))
+        cells = ", ".join(
+            f"{k} {v:.1%}" for k, v in row.items() if k not in ("threshold", "value")
+        )
         print(f"  {row['threshold']}={row['value']}: {cells}")
 
 

@@ -26,8 +26,6 @@ COMMANDS = {
     "cloneprobe --help": [sys.executable, "-m", "cloneprobe", "--help"],
 }
 HEAVY = ("networkx", "numpy", "torch", "transformers", "openai", "datatrove", "rich.progress")
-
-
 def wall_time(command: list[str]) -> float:
     started = time.perf_counter()
     subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)

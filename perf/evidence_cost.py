@@ -51,7 +51,9 @@ def evidence_pass(
         profile = profiles[task.task_id]
         if profile is None:
             continue
-        features = best_answer_features(profile, _answer(fragments, profile.entry_point)[0], "")
+        features = best_answer_features(
+            profile, _answer(fragments, profile.entry_point)[0], ""
+        )
         answers += features is not None
         if len(pool_owner) < CHANCE_POOL:
             answer, found = _answer(fragments, task.entry_point)

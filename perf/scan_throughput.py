@@ -128,33 +128,23 @@ def report(summary: dict, planted: list[Plant], wall: float, workers: int, cpu: 
     found = {(m["document"], m["task_id"]) for m in summary["matches"]}
     megabytes = summary["characters"] / 1e6
     t = summary["throughput"]
-    print(
-        f"corpus: {summary['documents']:,} documents, {megabytes:,.1f} MB, "
-        f"{summary['ranks']} ranks, {workers} workers"
-    )
-    print(
-        f"end to end (process start to exit): {wall:.1f} s = {megabytes / wall:.2f} MB/s = "
-        f"{megabytes / wall / workers:.2f} MB/s per worker"
-    )
-    print(
-        f"ranks' CPU time: {t['cpu_seconds']:.1f} s = {t['mb_per_cpu_second']:.2f} MB per "
-        "CPU-second (per-core speed of the scan itself)"
-    )
+    print(f"corpus: {summary['documents']:,} documents, {megabytes:,.1f} MB, "
+          f"{summary['ranks']} ranks, {workers} workers")
+    print(f"end to end (process start to exit): {wall:.1f} s = {megabytes / wall:.2f} MB/s = "
+          f"{megabytes / wall / workers:.2f} MB/s per worker")
+    print(f"ranks' CPU time: {t['cpu_seconds']:.1f} s = {t['mb_per_cpu_second']:.2f} MB per "
+          "CPU-second (per-core speed of the scan itself)")
     if cpu:
-        print(
-            f"whole command's CPU time (parent and workers, start-up included): {cpu:.1f} s = "
-            f"{megabytes / cpu:.2f} MB per CPU-second end to end"
-        )
+        print(f"whole command's CPU time (parent and workers, start-up included): {cpu:.1f} s = "
+              f"{megabytes / cpu:.2f} MB per CPU-second end to end")
     started = f"{load:.1f} at the start, " if load is not None else ""
     print(f"load average: {started}{os.getloadavg()[0]:.1f} at the end, on {os.cpu_count()} cores")
     for kind in KINDS:
         mine = [p for p in planted if p.kind == kind]
         hit = [p for p in mine if (p.document, p.task_id) in found]
         missed = [f"{p.task_id}@{p.document}" for p in mine if p not in hit]
-        print(
-            f"recall {kind}: {len(hit)}/{len(mine)} = {len(hit) / max(1, len(mine)):.2f}"
-            + (f"  missed: {', '.join(missed)}" if missed else "")
-        )
+        print(f"recall {kind}: {len(hit)}/{len(mine)} = {len(hit) / max(1, len(mine)):.2f}"
+              + (f"  missed: {', '.join(missed)}" if missed else ""))
     plant_keys = {(p.document, p.task_id) for p in planted}
     hosts = {p.document for p in planted}
     labels = {(m["document"], m["task_id"]): m["evidence"] for m in summary["matches"]}
@@ -164,21 +154,15 @@ def report(summary: dict, planted: list[Plant], wall: float, workers: int, cpu: 
     )
     others = collections.Counter(v for k, v in labels.items() if k[0] not in hosts)
     print(f"labels of the plants found: {dict(planted_labels)}")
-    print(
-        f"other tasks matched inside a plant (a canonical that holds another, e.g. is_prime): "
-        f"{dict(in_hosts)}"
-    )
-    print(
-        f"matches in files with no plant: {sum(others.values())} {dict(others)}; "
-        f"unlisted (over the per-task cap): {summary['unlisted_matches']}"
-    )
+    print(f"other tasks matched inside a plant (a canonical that holds another, e.g. is_prime): "
+          f"{dict(in_hosts)}")
+    print(f"matches in files with no plant: {sum(others.values())} {dict(others)}; "
+          f"unlisted (over the per-task cap): {summary['unlisted_matches']}")
     for m in summary["matches"]:
         if m["document"] not in hosts and m["evidence"] in ("copy", "strong"):
-            print(
-                f"  in a file with no plant, {m['evidence']}: {m['task_id']} in {m['document']} "
-                f"lines {m['lines'][0]}-{m['lines'][1]}, Type-{m['clone_type']}, "
-                f"similarity {m['similarity']:.2f}"
-            )
+            print(f"  in a file with no plant, {m['evidence']}: {m['task_id']} in {m['document']} "
+                  f"lines {m['lines'][0]}-{m['lines'][1]}, Type-{m['clone_type']}, "
+                  f"similarity {m['similarity']:.2f}")
     print(f"peak memory of a worker process: {t.get('max_rank_memory_mb')} MB")
     print("generic tasks: " + ", ".join(f"{g['task_id']} ({g['reason']}, {g['documents']} docs)"
                                         for g in summary["generic"]))  # fmt: skip

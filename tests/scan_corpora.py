@@ -29,7 +29,8 @@ class Doc:
 def host_documents(count: int = 24) -> list[Doc]:
     files = sorted(p for folder in HOST_FOLDERS for p in (STDLIB / folder).glob("*.py"))[:count]
     return [
-        Doc(str(p.relative_to(STDLIB)), p.read_text(encoding="utf-8"), p.parent.name) for p in files
+        Doc(str(p.relative_to(STDLIB)), p.read_text(encoding="utf-8"), p.parent.name)
+        for p in files
     ]
 
 

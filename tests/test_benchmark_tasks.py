@@ -128,15 +128,8 @@ def test_user_benchmark_jsonl_loads_python_and_java(tmp_path):
             "cobol",
         ),
         (
-            [
-                {
-                    "task_id": "A/0",
-                    "prompt": "def f():\n",
-                    "canonical_solution": "c",
-                    "entry_point": "f",
-                }
-            ]
-            * 2,
+            [{"task_id": "A/0", "prompt": "def f():\n", "canonical_solution": "c",
+              "entry_point": "f"}] * 2,
             "appears twice",
         ),
         ([], "no tasks"),

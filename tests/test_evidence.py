@@ -245,10 +245,7 @@ def test_original_against_fixed_is_compared_on_evidence(tmp_path):
     # the original's verbatim copy.
     original = next(g for g in report["groups"] if g["prompt_set"] == "original")
     assert original["evidence_peers"]["HumanEval/0"] == {
-        "verbatim": 100,
-        "others_reaching": 0,
-        "others": 1,
-    }
+        "verbatim": 100, "others_reaching": 0, "others": 1}
 
 
 def test_exact_copy_of_a_short_canonical_is_only_a_similar_solution(tmp_path):

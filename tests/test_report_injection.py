@@ -16,10 +16,8 @@ from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.cli import main
 from cloneprobe.reports.files import write_atomically
 
-MODEL = (
-    '=HYPERLINK("http://evil","x") gpt[b]-4[i]o [/red] <script>alert(1)</script> '
-    "\x1b[31m| \\input{/etc/passwd}"
-)
+MODEL = ('=HYPERLINK("http://evil","x") gpt[b]-4[i]o [/red] <script>alert(1)</script> '
+         '\x1b[31m| \\input{/etc/passwd}')
 PAYLOAD = ("'[/red] [bold]x[/bold] \\x1b[31m <script>alert(2)</script> \\\\input{/etc/passwd} "
            "=HYPERLINK(1) | ` * _'")  # fmt: skip
 ENV = {"OPENAI_API_KEY": "", "HF_HUB_OFFLINE": "1", "COLUMNS": "300"}

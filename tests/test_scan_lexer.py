@@ -84,13 +84,8 @@ def test_ngram_hashes_are_stable_across_processes():
     code += "tokens = code_tokens(['def f(a): return len(a) + 1']).document(0); "
     code += "print(ngram_hashes(tokens, 3).tolist())"
     outputs = {
-        subprocess.run(
-            [sys.executable, "-c", code],
-            capture_output=True,
-            text=True,
-            check=True,
-            env={**os.environ, "PYTHONHASHSEED": seed},
-        ).stdout
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                       env={**os.environ, "PYTHONHASHSEED": seed}).stdout
         for seed in ("1", "2")
     }
     here = ngram_hashes(code_tokens(["def f(a): return len(a) + 1"]).document(0), 3)

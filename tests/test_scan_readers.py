@@ -25,19 +25,8 @@ def corpus():
 
 def scan(corpus_path, output, *extra) -> dict:
     result = CliRunner().invoke(
-        main,
-        [
-            "scan",
-            str(corpus_path),
-            "--output",
-            str(output),
-            "--workers",
-            "1",
-            "--tasks",
-            "2",
-            "--json",
-            *extra,
-        ],
+        main, ["scan", str(corpus_path), "--output", str(output), "--workers", "1",
+               "--tasks", "2", "--json", *extra],
     )
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)

@@ -249,10 +249,8 @@ def test_api_key_never_reaches_the_store(plan, tmp_path, monkeypatch):
 
 @pytest.mark.parametrize(
     "credentials",
-    [
-        lambda url: url.replace("http://", f"http://user:{SECRET}@"),
-        lambda url: f"{url}?api_key={SECRET}",
-    ],
+    [lambda url: url.replace("http://", f"http://user:{SECRET}@"),
+     lambda url: f"{url}?api_key={SECRET}"],
     ids=["userinfo", "query"],
 )
 def test_credentials_in_the_base_url_never_reach_the_store_or_report(credentials, tmp_path):

@@ -41,6 +41,7 @@ CHAT_TEMPLATE = (
 )
 
 
+
 def train_tokenizer():
     """A byte-level BPE tokenizer trained on a few hundred lines of HumanEval prompts."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
