@@ -1,8 +1,10 @@
 """Running samples against their tasks' tests in a sandbox, and pass@k.
 
 `Sandbox` runs one program, or judges it against a task's tests, in a separate, confined
-process (`Limits` in, `RunResult` out, saying which isolation ran; the child runs `guard.py`,
-which confines itself with `confine.py` and talks to the sample's process through `wire.py`);
+process (`Limits` in, `RunResult` out, saying which isolation ran; the child is forked by
+`guard.py`'s fork server, confines itself with `confine.py` and `seccomp.py`, and talks to the
+sample's process through `wire.py`; `runs.py` is the tool's side of a run, `cgroups.py`
+limits a whole sample);
 `passk` runs samples against tests, keeps the results beside the samples and computes pass@k.
 """
 

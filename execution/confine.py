@@ -1,24 +1,25 @@
-"""Confinement by the kernel for the sandbox's child: namespaces, mounts and privileges.
+"""Confinement by the kernel for the sandbox's child: namespaces, the root, keyring, privileges.
 
 Runs only inside the child process the sandbox starts (imported by `guard.py`), before any
 untrusted code; the standard library only (`ctypes` for the system calls Python 3.11 lacks:
-unshare, mount, mount_setattr, capset, prctl).
+unshare, mount, mount_setattr, pivot_root, keyctl, capset, prctl).
 
 `enter_namespaces` gives the process new user, mount, network, PID and IPC namespaces (the
-user namespace's root is the calling user, or `nobody` when that is root) and forks:
-the caller's copy waits for the new namespace's first process (PID 1) and exits with its
-status, and PID 1 carries on. Its death kills everything the program started.
-`seal_filesystem` (run while the namespace's capabilities are held) makes every mount
-read-only, puts a private writable tmpfs on /tmp (the only writable place), hides /var/tmp,
-/dev/shm, /run, /root and /home under empty read-only tmpfs (mounting back read-only only the
-folders the interpreter itself lives in) and mounts a /proc that shows only the namespace's
-processes. `drop_privileges` leaves the process without any
-capability, as the namespace's root (which is `nobody` outside when the tool runs as root).
+user namespace's root is the calling user, or `nobody` when that is root) and forks: the
+caller's copy waits for the new namespace's first process (PID 1) and exits with its status,
+and PID 1 carries on. Its death kills everything the program started.
+`build_root` (run while the namespace's capabilities are held) puts together a fresh tmpfs
+root of read-only binds (the standard library, the shared libraries it loads; site-packages
+covered empty), a /dev of four devices, a size-limited tmpfs at /tmp and a /proc of the PID
+namespace, then pivots into it and detaches the host's root. `join_new_session_keyring` leaves
+the host's keyring behind. `drop_privileges` leaves the process without any capability, as the
+namespace's root (which is `nobody` outside when the tool runs as root).
 """
 
 import ctypes
 import errno
 import os
+import platform
 import signal
 
 CLONE_NEWNS, CLONE_NEWIPC = 0x00020000, 0x08000000
@@ -32,8 +33,14 @@ SECUREBITS_ROOT_IS_ORDINARY = 0x2F
 """NOROOT, NO_SETUID_FIXUP and KEEP_CAPS, each locked: uid 0 gains nothing from exec."""
 LINUX_CAPABILITY_VERSION_3 = 0x20080522
 
-HIDDEN_FOLDERS = ("/var/tmp", "/dev/shm", "/run", "/root", "/home")
 WORKSPACE = "/tmp"
+STAGING = "/tmp"
+"""Where the new root is put together (covering the host's /tmp in this mount namespace only)."""
+DEVICES = ("null", "zero", "random", "urandom")
+PACKAGE_FOLDERS = ("site-packages", "dist-packages")
+MNT_DETACH, KEYCTL_JOIN_SESSION_KEYRING = 2, 1
+SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
+SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -143,53 +150,88 @@ def _wait_and_exit_like(child):
     os._exit(os.WEXITSTATUS(status))
 
 
-def seal_filesystem(workspace_bytes, keep_visible):
-    """Read-only everything, a private tmpfs at /tmp, the hidden folders empty, a fresh /proc.
-    `keep_visible`: folders (the interpreter's) mounted back read-only where a hidden folder
-    covers them."""
+def build_root(workspace_bytes, folders, files):
+    """Make a fresh root and move into it: an empty read-only tmpfs holding read-only binds of
+    `folders` and `files` (the interpreter's standard library and the shared libraries it
+    loads, each at its own path, with any symbolic link on the way recreated), their
+    `site-packages` and `dist-packages` covered empty, a /dev of null, zero, random and urandom
+    only, a size-limited tmpfs at /tmp (the only writable place) and a /proc of this PID
+    namespace. The host's root is detached: nothing else of it can be reached."""
     _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing below propagates to the host
-    kept = _folders_to_mount_back(keep_visible)
-    handles = {path: os.open(path, os.O_PATH | os.O_DIRECTORY) for path in kept}
-    in_workspace = {p: h for p, h in handles.items() if p.startswith(WORKSPACE + os.sep)}
-    handles = {p: h for p, h in handles.items() if p not in in_workspace}
+    sources = {}
+    for path in (*folders, *files):
+        real = os.path.realpath(path)
+        if real not in sources and os.path.exists(real):
+            covered = [n for n in PACKAGE_FOLDERS if os.path.isdir(f"{real}/{n}")]
+            links = _links_on(path)
+            handle = os.open(real, os.O_PATH)  # before /tmp is covered
+            sources[real] = (links, handle, os.path.isdir(real), covered)
+    devices = {name: os.open(f"/dev/{name}", os.O_PATH) for name in DEVICES}
+    # opened as the caller (root outside may read /root); from here on as the namespace's root
     _become_namespace_root()  # new files need an owner the namespace can name
-    _make_read_only("/")
-    for folder in HIDDEN_FOLDERS:
-        if os.path.isdir(folder) and not os.path.islink(folder):
-            _mount("hidden", folder, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=755")
-    for path, handle in handles.items():
-        os.makedirs(path, mode=0o755, exist_ok=True)
-        _mount(f"/proc/self/fd/{handle}", path, None, MS_BIND | MS_REC)
-        os.close(handle)
-    for folder in HIDDEN_FOLDERS:
-        if os.path.ismount(folder):
-            _make_read_only(folder)
+    root = STAGING
+    _mount("root", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,nr_inodes=4096,mode=755")
+    for real, (links, handle, is_folder, covered) in sources.items():
+        for link, target in links:
+            if not os.path.lexists(root + link):
+                os.makedirs(os.path.dirname(root + link), mode=0o755, exist_ok=True)
+                os.symlink(target, root + link)
+        _bind_read_only(handle, root + real, is_folder)
+        for name in covered:
+            _mount("hidden", f"{root}{real}/{name}", "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY,
+                   "size=4k")  # fmt: skip
+    os.makedirs(root + "/dev", mode=0o755)
+    _mount("dev", root + "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=4k,mode=755")
+    for name, handle in devices.items():
+        _bind_read_only(handle, f"{root}/dev/{name}", False, read_only=False)
+    os.makedirs(root + WORKSPACE, mode=0o755)
     _mount(
-        "workspace", WORKSPACE, "tmpfs", MS_NOSUID | MS_NODEV,
+        "workspace", root + WORKSPACE, "tmpfs", MS_NOSUID | MS_NODEV,
         f"size={workspace_bytes},nr_inodes=4096,mode=1777",
     )  # fmt: skip
-    for path, handle in in_workspace.items():  # an interpreter (a venv) living under /tmp
-        os.makedirs(path, mode=0o755, exist_ok=True)
-        _mount(f"/proc/self/fd/{handle}", path, None, MS_BIND | MS_REC)
-        os.close(handle)
-        _make_read_only(path)
-    try:
-        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    except ConfinementError:  # a /proc showing the host's processes must not stay visible
-        _mount("hidden", "/proc", "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY, "size=4k")
+    os.makedirs(root + "/proc", mode=0o555)
+    _mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    os.chdir(root)
+    _check(_libc.syscall(SYS_PIVOT_ROOT[platform.machine()], b".", b"."), "pivot_root")
+    _check(_libc.umount2(b".", MNT_DETACH), "detaching the host's root")
+    os.chdir("/")
+    _mount(None, "/", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
     os.chdir(WORKSPACE)
 
 
-def _folders_to_mount_back(paths):
-    """The real paths of `paths` that lie under a hidden folder or the workspace (which covers
-    the host's /tmp), outermost only."""
-    hidden = tuple(folder + os.sep for folder in (*HIDDEN_FOLDERS, WORKSPACE))
-    found = sorted({os.path.realpath(p) for p in paths if p and os.path.isdir(p)}, key=len)
-    kept = []
-    for path in found:
-        if path.startswith(hidden) and not any(path.startswith(k + os.sep) for k in kept):
-            kept.append(path)
-    return kept
+def _links_on(path):
+    """(link, its target) for each symbolic link on `path` (such as /lib -> usr/lib)."""
+    links, current = [], "/"
+    for part in path.strip("/").split("/"):
+        current = os.path.join(current, part)
+        if os.path.islink(current):
+            links.append((current, os.readlink(current)))
+            current = os.path.realpath(current)
+    return links
+
+
+def _bind_read_only(handle, target, is_folder, read_only=True):
+    os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
+    if is_folder:
+        os.makedirs(target, mode=0o755, exist_ok=True)
+    elif not os.path.exists(target):
+        os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o644))
+    _mount(f"/proc/self/fd/{handle}", target, None, MS_BIND | MS_REC)
+    os.close(handle)
+    if read_only:
+        _make_read_only(target)
+
+
+def join_new_session_keyring():
+    """A new, empty session keyring for this process and its children: no key of the host's
+    session (the tool's, its user's) is reachable, and nothing added reaches the host."""
+    number = SYS_KEYCTL.get(platform.machine())
+    if number is None:
+        raise ConfinementError(errno.ENOSYS, f"keyctl on {platform.machine()}")
+    _libc.syscall.restype = ctypes.c_long
+    if _libc.syscall(number, KEYCTL_JOIN_SESSION_KEYRING, None) < 0:
+        code = ctypes.get_errno()
+        raise ConfinementError(code, f"a new session keyring: {os.strerror(code)}")
 
 
 def drop_privileges(become_namespace_root=False):

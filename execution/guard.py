@@ -1,31 +1,34 @@
-"""The sandbox's child: confines itself, runs the sample in one process and the tests in another.
+"""The sandbox's child: a fork server, and per run the harness and the sample's process.
 
-Started by path (`python -S -s -B -P guard.py VERDICT_FD`), never imported by the tool; the standard
-library only. It reads the job (JSON: program, test, entry point, isolation, limits) from
-stdin, then:
+Started by path (`python -S -s -B -P guard.py --serve`), never imported by the tool; the
+standard library only. `fork_server.py` forks a child per run (its own session, rlimits,
+control group, the run's pipes as stdin, stdout, stderr and fd 3 for the verdict, every other
+descriptor closed), which runs `main` here: it reads the setup (isolation, limits, what the
+root holds: no job) from stdin with os.read, then:
 
-1. With isolation "namespaces" (`confine.py`): new mount, network, PID and IPC namespaces, the
-   filesystem read-only but for a private tmpfs at /tmp, the host's temporary and home folders
-   hidden, a /proc showing only this sandbox; every privilege dropped. This process is then
-   PID 1 of the namespace: when it ends, everything the sample started dies with it.
-   With isolation "guard" none of this is available and the sample's process patches its own
-   interpreter (`python_guard.py`), which a hostile sample can undo.
-2. It forks the sample's process, which closes the verdict descriptor first, then runs the
-   program as `__main__` and answers calls ("call `name` with these arguments") over a pipe,
-   sending back plain data only (`wire.py`).
-3. This process, the harness, never runs the sample's code: it runs the task's test code with
-   every name the test takes from the program (the entry point, helpers such as `poly`)
-   replaced by a proxy that makes the call in the sample's process. When `check` returns, the
-   harness writes the verdict to VERDICT_FD, a pipe only it holds.
+1. With isolation "namespaces" (`confine.py`): new user, mount, network, PID and IPC
+   namespaces, a fresh root of the standard library only, every privilege dropped. This
+   process is then PID 1 of the namespace: when it ends, everything the sample started dies
+   with it. With isolation "guard" none of this is available and the sample's process patches
+   its own interpreter (`python_guard.py`), which a hostile sample can undo. In both: a new
+   session keyring, a process that cannot be inspected, the seccomp filter (`seccomp.py`).
+2. It forks the sample's process before reading anything of the job: the sample's memory never
+   held the test. The sample's process closes stdin and the verdict descriptor, receives the
+   program over a pipe, runs it as `__main__` and answers calls ("call `name` with these
+   arguments") with plain data only (`wire.py`).
+3. This process, the harness, then reads the job, sends the program and runs the task's test
+   code with every name the test takes from the program (the entry point, helpers such as
+   `poly`) replaced by a proxy that makes the call in the sample's process. When `check`
+   returns, the harness writes the verdict to fd 3, a pipe only it holds.
 
 Threat model: the sample has full control of its own process (it may use ctypes, re-import
 posix, patch anything, fork, exit, signal). It still cannot write the verdict: the descriptor
-is closed in its process before its code runs; the harness is not dumpable, so a process of
-the same user can neither trace it nor open its /proc/PID/fd; the sample holds no capability;
-signals from inside a PID namespace to its PID 1 are dropped by the kernel (SIGINT ignored);
-and the values it answers with are decoded as data, never as objects, so it cannot hand the
-test an object that equals everything. Killing or stopping the harness ends in no verdict,
-which the tool counts as a failure.
+is closed in its process before its code runs; the harness is not dumpable and ptrace and
+process_vm_readv are filtered, so nothing of the harness's memory can be read or written; the
+sample holds no capability; signals from inside a PID namespace to its PID 1 are dropped by
+the kernel (SIGINT ignored); and the values it answers with are decoded as data, never as
+objects, so it cannot hand the test an object that equals everything. Killing or stopping the
+harness ends in no verdict, which the tool counts as a failure.
 """
 
 import ast
@@ -35,16 +38,19 @@ import json
 import os
 import resource
 import signal
+import socket
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fork_server
 import python_guard
 import wire
 
 try:
     import confine
+    import seccomp
 except ImportError:  # no ctypes in this interpreter: only the guard fallback can run
-    confine = None
+    confine = seccomp = None
 
 del sys.path[0]  # the sample's imports do not see these modules
 
@@ -63,31 +69,50 @@ class SampleEnded(BaseException):
     """The sample's process ended (or called exit) before the tests did."""
 
 
-def main():
-    verdict_fd = int(sys.argv[1])
-    job = json.loads(sys.stdin.buffer.read())
-    sys.path.extend(job["import_paths"])
+def main(verdict_fd):
+    setup = json.loads(read_frame(0).decode("utf-8", "surrogatepass"))  # no job in it
     add_site_builtins()
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.close(null)
-    if job["isolation"] == "namespaces":
-        confine.enter_namespaces(job["sandbox_uid"])
-        confine.seal_filesystem(job["workspace_bytes"], interpreter_folders())
+    if setup["isolation"] == "namespaces":
+        confine.enter_namespaces(setup["sandbox_uid"])
+        confine.build_root(setup["workspace_bytes"], setup["folders"], setup["files"])
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         confine.drop_privileges(become_namespace_root=True)
-        confine.forbid_inspection()
         # counted in this user namespace only (outside, the limit would count every process
         # of the user, and root is exempt)
-        resource.setrlimit(resource.RLIMIT_NPROC, (job["processes"], job["processes"]))
-    elif confine is not None:
+        resource.setrlimit(resource.RLIMIT_NPROC, (setup["processes"], setup["processes"]))
+    if confine is not None:
         confine.forbid_inspection()
+        with contextlib.suppress(OSError):  # an old kernel without keyrings has none to leak
+            confine.join_new_session_keyring()
+    if seccomp is not None and setup["isolation"] == "namespaces":
+        seccomp.install_filter()
+    elif seccomp is not None:
+        with contextlib.suppress(OSError):  # the guard fallback: where the kernel allows it
+            seccomp.install_filter()
     try:
-        status, detail = judge(job, verdict_fd)
+        status, detail = judge(verdict_fd)
     except BaseException as error:  # the harness itself failed: never a pass
         status, detail = "error", f"the sandbox's harness failed: {type(error).__name__}"
     os.write(verdict_fd, json.dumps([status, str(detail)[:DETAIL_CHARACTERS]]).encode())
     os._exit(0)
+
+
+def read_frame(fd):
+    """One length-prefixed frame from `fd`, read with os.read so that nothing past it (the
+    job, which only the harness reads) is buffered in this process."""
+    size = int.from_bytes(read_exactly(fd, 4), "big")
+    return read_exactly(fd, size)
+
+
+def read_exactly(fd, size):
+    chunks, left = [], size
+    while left:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            raise EOFError("the job ended early")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
 
 
 def add_site_builtins():
@@ -98,22 +123,23 @@ def add_site_builtins():
     builtins.quit = _sitebuiltins.Quitter("quit", "Ctrl-D (i.e. EOF)")
 
 
-def interpreter_folders():
-    """Folders the interpreter needs to keep importing the standard library and packages."""
-    return {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *sys.path}
-
-
-def judge(job, verdict_fd):
+def judge(verdict_fd):
+    """Fork the sample's process (it has read nothing of the job), then read the job, send it
+    the program and run the tests here."""
     to_sample_read, to_sample_write = os.pipe()
     to_harness_read, to_harness_write = os.pipe()
     pid = os.fork()
     if pid == 0:
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)  # the rest of the job waits on stdin: never the sample's to read
+        os.close(null)
         os.close(verdict_fd)
         os.close(to_sample_write)
         os.close(to_harness_read)
-        run_sample(job, to_sample_read, to_harness_write)
+        run_sample(to_sample_read, to_harness_write)
     os.close(to_sample_read)
     os.close(to_harness_write)
+    job = json.loads(read_frame(0).decode("utf-8", "surrogatepass"))
     sample = SampleProcess(pid, to_sample_write, to_harness_read)
     try:
         return verdict_of(lambda: run_tests(job, sample))
@@ -147,8 +173,13 @@ def verdict_of(run):
 
 
 def run_tests(job, sample):
-    sample.expect_ready()
+    """Send the program, prepare the tests while the sample's process runs it, then check."""
+    try:
+        wire.send(sample.requests, "program", job["program"], job["isolation"])
+    except BrokenPipeError:
+        sample.ended()
     if job["test"] is None:
+        sample.expect_ready()
         return
     test_globals = {"__name__": "__test__"}
     for name in names_taken_from_program(job["test"], job["entry_point"]):
@@ -158,6 +189,7 @@ def run_tests(job, sample):
     exec(compile(job["test"], "<test>", "exec"), test_globals)
     entry_point = sample.proxy(job["entry_point"])
     test_globals[job["entry_point"]] = entry_point
+    sample.expect_ready()
     test_globals["check"](entry_point)
 
 
@@ -194,9 +226,11 @@ class SampleProcess:
 
     def __init__(self, pid, requests, replies):
         self.pid, self.requests, self.replies = pid, requests, replies
+        self.ready = False
 
     def proxy(self, name):
         def call(*args, **kwargs):
+            self.expect_ready()  # a test calling the program at its top level
             arguments = wire.encode_value(list(args)), wire.encode_value(kwargs)
             try:
                 wire.send(self.requests, "call", name, *arguments)
@@ -208,7 +242,9 @@ class SampleProcess:
         return call
 
     def expect_ready(self):
-        self.answer("ready")
+        if not self.ready:
+            self.answer("ready")
+            self.ready = True
 
     def answer(self, expected):
         try:
@@ -241,17 +277,23 @@ class SampleProcess:
             os.kill(self.pid, signal.SIGKILL)
 
 
-def run_sample(job, requests, replies):
-    """The sample's process: run the program, then answer calls until the harness is done."""
-    if job["isolation"] == "guard" and confine is not None:
-        with contextlib.suppress(OSError):  # where allowed: no tracing the harness, even as root
-            confine.drop_privileges()
-    if job["isolation"] == "guard":
+def run_sample(requests, replies):
+    """The sample's process: receive the program, run it, then answer calls until the harness
+    is done. It never holds the tests: only the program and, call by call, the arguments."""
+    try:
+        _, program, isolation = wire.receive(requests)
+    except (EOFError, wire.WireError, ValueError):
+        os._exit(1)
+    if isolation == "guard":
+        if confine is not None:
+            with contextlib.suppress(OSError):  # where allowed: no tracing the harness as root
+                confine.drop_privileges()
         python_guard.install_python_guard()
     sys.argv = [""]
     namespace = {"__name__": "__main__", "__builtins__": builtins}
     try:
-        exec(compile(job["program"], "<program>", "exec"), namespace)
+        exec(compile(program, "<program>", "exec"), namespace)
+        del program
         flush_and_send(replies, "ready")
         while True:
             try:
@@ -291,4 +333,6 @@ def flush_and_send(replies, kind, *fields):
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1] == "--serve":
+        fork_server.serve(socket.socket(fileno=0), main)
+    main(int(sys.argv[1]))

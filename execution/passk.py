@@ -34,8 +34,8 @@ class Execution:
     reason: str
     seconds: float
     isolation: str | None = None
-    """Which isolation the sample ran under ("namespaces" or "guard"; None in stores written
-    before it was recorded)."""
+    """Which isolation the sample ran under ("namespaces" or "guard", "+rlimits" when no cgroup
+    limited it; None in stores written before it was recorded)."""
     inputs_key: str | None = None
     """Hash of the program, the tests, the entry point and the prelude the result was
     obtained with (None in stores written before it was recorded: such results are redone)."""

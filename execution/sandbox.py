@@ -1,57 +1,63 @@
-"""Running untrusted programs, and judging them against tests, in a confined child process.
+"""Running untrusted programs, and judging them against tests, in confined child processes.
 
-Generated code never runs inside the tool's process. `Sandbox.run` starts `guard.py` by path
-in a fresh interpreter with a clean environment (`PYTHONHASHSEED=0`, no inherited variables, so
-no secrets), in its own session and process group (killed whole when the wall-clock timeout
-passes), with rlimits on CPU seconds, address space, file size, open files and processes, and
-its output going to files the file-size limit caps (only their tail reaches the caller).
+Generated code never runs inside the tool's process. Each `Sandbox` starts `guard.py` once, by
+path, as a fork server (a fresh interpreter with a clean environment, `PYTHONHASHSEED=0`, that
+never reads a job). For each run it forks a child in a session of its own, with rlimits and,
+where the machine allows, a control group of its own (`cgroups.py`: memory and processes of
+the whole sample); the child confines itself, forks the sample's process and only then reads
+the job. While one run goes on, the next run's child is already started and waits for its job.
 
-Isolation "namespaces" (the default wherever the kernel allows it; probed once): the child
-enters new mount, network, PID and IPC namespaces (inside a user namespace when the tool does
-not run as root), sees the filesystem read-only with a private tmpfs at /tmp as its only
-writable place, the host's /tmp, /var/tmp, /dev/shm, /run, /root and /home hidden, no network
-at all, only its own processes, and holds no privilege (as root, it runs as `nobody`).
-Isolation "guard": the fallback where namespaces are unavailable; said once in the log; the
-sample's interpreter is patched (`python_guard.py`), which a hostile sample can undo.
+Isolation "namespaces" (the default wherever the kernel allows it; probed once): new user,
+mount, network, PID and IPC namespaces; a fresh tmpfs root holding read-only binds of the
+standard library and the shared libraries it loads (no site-packages, nothing of the tool, no
+/home, /root, /sys, /run), a /dev of null, zero, random and urandom, a size-limited tmpfs at
+/tmp as the only writable place, a /proc of the namespace; a new session keyring; no
+capability; a seccomp filter (`seccomp.py`). Isolation "guard": the fallback where namespaces
+are unavailable; said once in the log; the sample's interpreter is patched
+(`python_guard.py`), which a hostile sample can undo. Without a control group, the isolation
+is recorded with "+rlimits" (limits per process only).
 
-The verdict comes from the parent's side: with tests, the sample's program and the tests run in
-two processes; the harness runs `check` with proxies that call into the sample's process and
-get plain data back, and only the harness holds the pipe the verdict comes back on (the threat
-model is in `guard.py`). Whatever the sample does, it cannot turn into "passed" in either
-isolation, short of ptrace-ing the harness as root in the guard fallback.
+stdout and stderr come back through pipes this side reads and caps (`Limits.file_bytes`
+together; only their tails are kept). The verdict comes from the harness, a process that holds
+the test while the sample's process holds only the program and, call by call, the arguments
+(`guard.py`, `wire.py`). Whatever the sample does, it cannot turn into "passed".
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import functools
-import json
 import logging
 import os
-import resource
+import queue
+import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
+
+from .cgroups import find_limiter
+from .elf_needs import library_folders
+from .runs import (
+    OUTPUT_TAIL,
+    Leftovers,
+    PreparedRun,
+    close_spares,
+    exchange,
+    frame,
+    shared_fork_server,
+)
 
 log = logging.getLogger(__name__)
 
 ISOLATIONS = ("namespaces", "guard")
+RLIMITS_SUFFIX = "+rlimits"
 SANDBOX_UID = 65534
 """The user (`nobody`) the sample runs as when the tool runs as root with namespaces."""
-OUTPUT_TAIL = 20_000
-GUARD_PATH = Path(__file__).with_name("guard.py")
-"""The program the child runs: it confines itself, then runs the sample and the tests."""
-CLEAN_ENVIRONMENT = {
-    "PATH": "/usr/local/bin:/usr/bin:/bin",
-    "PYTHONHASHSEED": "0",
-    "PYTHONDONTWRITEBYTECODE": "1",
-    "LANG": "C.UTF-8",
-}
 
 
 @dataclass(frozen=True)
@@ -60,12 +66,14 @@ class Limits:
     """Wall-clock seconds."""
     cpu_seconds: int = 10
     memory_bytes: int = 1 << 30
-    """Address space of each process."""
+    """Memory of the whole sample (its cgroup, every process, tmpfs and memfd pages) and the
+    address space of each process."""
     file_bytes: int = 1 << 20
-    """Largest file the program may write (its stdout and stderr included)."""
+    """Largest file the program may write, and most bytes of stdout and stderr together (the
+    run ends past it)."""
     processes: int = 64
-    """Processes the sample may have at once, counted in its own user namespace (isolation
-    "namespaces"; the guard fallback refuses forking instead)."""
+    """Processes the sample may have at once: its cgroup's and, with isolation "namespaces",
+    its user namespace's limit (the guard fallback refuses forking instead)."""
     open_files: int = 256
     workspace_bytes: int = 64 << 20
     """Size of the private tmpfs at /tmp (isolation "namespaces")."""
@@ -77,32 +85,48 @@ class RunResult:
     reason: str
     """`passed`, `timeout`, `cpu time`, `memory`, `failed: AssertionError ...`,
     `error: NameError ...`, `exited: ...`, `exited before the end (...)`,
-    `killed by signal ...`, or `refused: ...` (isolation "guard")."""
+    `killed by signal ...`, `output: more than ...`, or `refused: ...` (isolation "guard")."""
     stdout: str = ""
     stderr: str = ""
     seconds: float = 0.0
     isolation: str = "guard"
-    """Which isolation ran: "namespaces" or "guard"."""
+    """Which isolation ran: "namespaces" or "guard", with "+rlimits" when no cgroup limited the
+    whole sample (limits per process only)."""
 
 
 class Sandbox:
     """Runs programs under `limits`; one instance can be shared by worker threads.
     `isolation`: "namespaces", "guard", or None for the best this machine allows."""
 
-    def __init__(self, limits: Limits | None = None, isolation: str | None = None):
+    def __init__(
+        self, limits: Limits | None = None, isolation: str | None = None, cgroups: bool = True
+    ):
         if isolation not in (None, *ISOLATIONS):
             raise ValueError(f"isolation {isolation!r}: use one of {', '.join(ISOLATIONS)}")
         self.limits = limits or Limits()
         self.isolation = isolation or best_isolation()
+        self.limiter = find_limiter() if cgroups else None
+        """How a whole sample is limited: a control group per run where the machine allows it
+        (`cgroups=False` forces the per-process fallback)."""
+        if self.limiter is None and cgroups:
+            _say_rlimits_once()
+        self.recorded = self.isolation + ("" if self.limiter else RLIMITS_SUFFIX)
+        self._server = shared_fork_server()
+        self._leftovers = Leftovers()
+        self._spares: queue.SimpleQueue[PreparedRun] = queue.SimpleQueue()
+        weakref.finalize(self, close_spares, self._spares, self._leftovers)
+        """The isolation as recorded: "+rlimits" when no control group limits the sample."""
 
-    def _limit_resources(self) -> None:  # runs in the child before exec
+    def _rlimits(self) -> dict[str, tuple[int, int]]:
         limits = self.limits
-        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
-        # soft below hard: the kernel sends SIGXCPU (reported as "cpu time") before SIGKILL
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        return {
+            "RLIMIT_AS": (limits.memory_bytes, limits.memory_bytes),
+            # soft below hard: the kernel sends SIGXCPU (reported as "cpu time") before SIGKILL
+            "RLIMIT_CPU": (limits.cpu_seconds, limits.cpu_seconds + 1),
+            "RLIMIT_FSIZE": (limits.file_bytes, limits.file_bytes),
+            "RLIMIT_NOFILE": (limits.open_files, limits.open_files),
+            "RLIMIT_CORE": (0, 0),
+        }
 
     def run(
         self,
@@ -120,64 +144,124 @@ class Sandbox:
             raise ValueError("give both the test code and the entry point, or neither")
         job = {
             "program": program, "test": test, "entry_point": entry_point, "prelude": prelude,
+            "isolation": self.isolation,
+        }  # fmt: skip
+        prepared = self._take_prepared()
+        try:
+            self._spares.put(self._prepare())  # the next run's child starts while this one runs
+        except BaseException:
+            prepared.close(self._leftovers)
+            raise
+        started = time.monotonic()
+        try:
+            outcome = exchange(prepared.fds, frame(job), started, self.limits)
+            outcome.seconds = time.monotonic() - started
+            out_of_memory = prepared.cgroup is not None and prepared.cgroup.out_of_memory()
+        finally:
+            prepared.close(self._leftovers)
+        self._leftovers.remove_finished()
+        stdout, stderr = (_decode_tail(data) for data in outcome.output)
+        if outcome.too_much_output:
+            reason = f"output: more than {self.limits.file_bytes} bytes on stdout and stderr"
+        elif outcome.timed_out:
+            reason = "timeout"
+        elif outcome.verdict is not None:
+            status, detail = outcome.verdict
+            reason = f"{status}: {detail}" if detail else status
+        elif out_of_memory:
+            reason = "memory: killed by the kernel over the sample's memory limit"
+        else:
+            reason = _reason_without_verdict(outcome.code)
+        passed = reason == "passed"
+        return RunResult(passed, reason, stdout, stderr, outcome.seconds, self.recorded)
+
+    def _take_prepared(self) -> PreparedRun:
+        try:
+            return self._spares.get_nowait()
+        except queue.Empty:
+            return self._prepare()
+
+    def _prepare(self) -> PreparedRun:
+        """A run's child, started and confined up to where it waits for its job: its control
+        group, its pipes, the setup sent (nothing of any job)."""
+        cgroup = self.limiter.create(self.limits.memory_bytes, self.limits.processes) if (
+            self.limiter) else None  # fmt: skip
+        folder = None
+        if self.isolation == "guard":  # the guard fallback writes in a folder of its own
+            folder = tempfile.TemporaryDirectory(prefix="cloneprobe-")
+        request = {
+            "rlimits": self._rlimits(),
+            "cgroup": [str(f / "cgroup.procs") for f in cgroup.folders] if cgroup else [],
+            "cwd": folder.name if folder else "/",
+        }  # fmt: skip
+        pipes = [os.pipe() for _ in range(5)]  # stdin, stdout, stderr, verdict, status
+        theirs = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1], pipes[4][1]]
+        prepared = PreparedRun([pipes[0][1], pipes[1][0], pipes[2][0], pipes[3][0], pipes[4][0]],
+                             cgroup, folder)  # fmt: skip
+        try:
+            self._server.start(request, theirs)
+            os.write(prepared.fds[0], frame(self._setup()))  # small: the pipe takes it whole
+        except BaseException:
+            prepared.close(self._leftovers)
+            raise
+        finally:
+            for fd in theirs:
+                os.close(fd)  # from here on only the child holds them
+        return prepared
+
+    def _setup(self) -> dict:
+        return {
             "isolation": self.isolation, "processes": self.limits.processes,
             "workspace_bytes": self.limits.workspace_bytes, "sandbox_uid": SANDBOX_UID,
-            "import_paths": _package_folders(),
+            **_root_contents(),
         }  # fmt: skip
-        verdict_read, verdict_write = os.pipe()
-        try:
-            with tempfile.TemporaryDirectory(prefix="cloneprobe-run-") as folder:
-                work = Path(folder)
-                started = time.monotonic()
-                with (work / ".stdout").open("wb") as out, (work / ".stderr").open("wb") as err:
-                    handed_over, verdict_write = verdict_write, -1  # closed by the callee
-                    timed_out, code = self._start_and_wait(job, work, out, err, handed_over)
-                seconds = time.monotonic() - started
-                stdout, stderr = _tail(work / ".stdout"), _tail(work / ".stderr")
-            verdict = None if timed_out else _read_verdict(verdict_read)
-        finally:
-            os.close(verdict_read)
-            if verdict_write >= 0:
-                os.close(verdict_write)
-        if timed_out:
-            reason = "timeout"
-        elif verdict is None:
-            reason = _reason_without_verdict(code)
-        else:
-            status, detail = verdict
-            reason = f"{status}: {detail}" if detail else status
-        passed = verdict is not None and verdict[0] == "passed"
-        return RunResult(passed, reason, stdout, stderr, seconds, self.isolation)
 
-    def _start_and_wait(self, job, work, out, err, verdict_write) -> tuple[bool, int | None]:
-        command = [sys.executable, "-S", "-s", "-B"]  # no site: `import_paths` instead
-        if sys.version_info >= (3, 11):
-            command.append("-P")  # the guard's folder stays off the sample's import path
-        command += [str(GUARD_PATH), str(verdict_write)]
-        try:
-            process = subprocess.Popen(
-                command,
-                cwd=work,
-                stdin=subprocess.PIPE,
-                stdout=out,
-                stderr=err,
-                pass_fds=(verdict_write,),
-                preexec_fn=self._limit_resources,
-                start_new_session=True,
-                env=CLEAN_ENVIRONMENT,
-            )
-        finally:
-            os.close(verdict_write)  # from here on only the child holds it
-        try:
-            with contextlib.suppress(BrokenPipeError):
-                process.stdin.write(json.dumps(job).encode("utf-8", "surrogatepass"))
-                process.stdin.close()
-            process.wait(self.limits.timeout)
-            return False, process.returncode
-        except subprocess.TimeoutExpired:
-            return True, None
-        finally:
-            _kill_group(process)
+    def close(self) -> None:
+        """End the spare children and remove what is left of finished runs (a later run
+        starts a spare again)."""
+        close_spares(self._spares, self._leftovers)
+
+
+@functools.cache
+def _root_contents() -> dict[str, list[str]]:
+    """What the sample's root holds, read-only: the standard library's folders and the folders
+    of the shared libraries its extension modules load (read once from their ELF headers, or
+    with ldd), and the loader's
+    cache. No site-packages (covered empty inside), nothing of the tool."""
+    stdlib = {sysconfig.get_path("stdlib"), sysconfig.get_path("platstdlib")}
+    stdlib |= {p for p in sys.path if p.endswith("lib-dynload") and os.path.isdir(p)}
+    folders = {p for p in stdlib if p and os.path.isdir(p)}
+    libraries = set()
+    # the interpreter and libpython are loaded already: only what extension modules load later
+    modules = [str(p) for folder in folders for p in Path(folder).glob("lib-dynload/*.so")]
+    modules += [str(p) for folder in folders for p in Path(folder).glob("*.so")]
+    found = library_folders(modules)
+    if found is not None:
+        libraries = found
+    elif modules and shutil.which("ldd"):  # a file elf_needs cannot read: ask the loader
+        listing = subprocess.run(
+            ["ldd", *modules], capture_output=True, text=True, timeout=60, check=False
+        ).stdout
+        for line in listing.splitlines():
+            parts = line.split()
+            if "=>" in parts and len(parts) > parts.index("=>") + 1:
+                found_path = parts[parts.index("=>") + 1]
+                if found_path.startswith("/") and "libpython" not in found_path:
+                    libraries.add(os.path.dirname(found_path))
+    folders |= libraries
+    real = sorted({os.path.realpath(f): f for f in folders}.items())
+    outermost = [f for r, f in real if not any(r.startswith(o + os.sep) for o, _ in real)]
+    files = [f for f in ("/etc/ld.so.cache",) if os.path.isfile(f)]
+    return {"folders": sorted(outermost), "files": files}
+
+
+@functools.cache
+def _say_rlimits_once() -> None:
+    log.warning(
+        "No control group can limit a whole sample on this machine (cgroup v2 with memory and "
+        "pids delegated, or writable cgroup v1 hierarchies): memory and processes are limited "
+        "per process (rlimits); reports say isolation=...%s.", RLIMITS_SUFFIX,
+    )  # fmt: skip
 
 
 @functools.cache
@@ -197,35 +281,6 @@ def best_isolation() -> str:
     return "guard"
 
 
-@functools.cache
-def _package_folders() -> list[str]:
-    """The tool's site-packages folders, so samples can import what the tool's interpreter has
-    installed (numpy, ...) without the child paying for `site` and its .pth files."""
-    return [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
-
-
-def _kill_group(process: subprocess.Popen) -> None:
-    """Kill the child and anything left in its process group (the namespace's PID 1 is in it;
-    its death takes every process of the namespace with it)."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
-
-
-def _read_verdict(fd: int) -> tuple[str, str] | None:
-    """The harness's [status, detail], when it wrote one (every writer is gone by now)."""
-    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
-    try:
-        data = os.read(fd, 1 << 16)
-    except BlockingIOError:
-        return None
-    try:
-        status, detail = json.loads(data)
-    except (ValueError, TypeError):
-        return None
-    return (status, detail) if type(status) is str and type(detail) is str else None
-
-
 def _reason_without_verdict(code: int | None) -> str:
     if code is not None and code < 0:
         name = signal.Signals(-code).name
@@ -236,12 +291,8 @@ def _reason_without_verdict(code: int | None) -> str:
     return f"exited before the end (exit code {code})"
 
 
-def _tail(path: Path, limit: int = OUTPUT_TAIL) -> str:
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return ""
-    return data[-limit:].decode("utf-8", "replace")
+def _decode_tail(data: bytes, limit: int = OUTPUT_TAIL) -> str:
+    return data.decode("utf-8", "replace")[-limit:]
 
 
 def run_python(code: str, timeout: float = 10.0) -> RunResult:

