@@ -19,7 +19,7 @@ import numpy as np
 from ..benchmarks import Benchmark, Task, canonical_source, load_benchmark
 from ..benchmarks.canonical import strip_comments
 from ..benchmarks.docstrings import docstring_holders
-from .lexer import code_tokens, split_code, word_tokens
+from .lexer import code_tokens, word_tokens
 from .tokens import Token, tokenize, words
 from .verify import EVIDENCE_NGRAM, ngram_set
 
@@ -166,7 +166,7 @@ def build_index(benchmark: Benchmark, min_fraction: float = 0.25) -> BenchmarkIn
     tasks = [task for task in benchmark if task.language == "python"]
     fragments = [canonical_source(task) for task in tasks]
     docstrings = [prompt_docstring(task) for task in tasks]
-    code_batch = code_tokens([split_code(f).code for f in fragments])
+    code_batch = code_tokens(fragments)
     prose_batch = word_tokens(docstrings)
     code_sets = _specific([_distinct(code_batch, i, CODE_NGRAM) for i in range(len(tasks))])
     prose_sets = _specific([_distinct(prose_batch, i, WORD_NGRAM) for i in range(len(tasks))])

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .index import CODE_NGRAM, WORD_NGRAM, BenchmarkIndex, Candidate, IndexedTask
-from .lexer import CodeText, code_tokens, split_code, word_tokens
+from .lexer import LexedBatch, lex
 from .results import Match
 from .verify import (
     EVIDENCE_FRACTION,
@@ -57,20 +57,16 @@ class DocumentScanner:
     def scan(self, documents: Sequence[Document]) -> list[Match]:
         if not documents:
             return []
-        texts = [split_code(doc.text) for doc in documents]
+        batch = lex([doc.text for doc in documents])
         self.counts.documents += len(documents)
         self.counts.characters += sum(len(doc.text) for doc in documents)
-        code = code_tokens([t.code for t in texts])
-        grams, owners, places = code.ngrams(CODE_NGRAM)
+        grams, owners, places = batch.code.ngrams(CODE_NGRAM)
         solution = self.index.candidates(self.index.code, grams, owners, places, self.code_sizes)
-        prose = word_tokens(["\n".join(t.prose) for t in texts])
-        grams, owners, places = prose.ngrams(WORD_NGRAM)
+        grams, owners, places = batch.prose.ngrams(WORD_NGRAM)
         prompt = self.index.candidates(self.index.prose, grams, owners, places, self.prompt_sizes)
         regions: dict[tuple[int, int], tuple[int, int] | None] = {}
         for c in solution:
-            regions[(c.document, c.task)] = self._region(
-                documents[c.document].text, texts[c.document], code.offsets, c
-            )
+            regions[(c.document, c.task)] = self._region(batch, documents[c.document].text, c)
         for c in prompt:
             regions[(c.document, c.task)] = None  # the whole document
         matches = []
@@ -91,16 +87,18 @@ class DocumentScanner:
         self.counts.matches += len(matches)
         return matches
 
-    def _region(self, text: str, code: CodeText, offsets, candidate: Candidate):
+    def _region(self, batch: LexedBatch, text: str, candidate: Candidate):
         """Characters of the document worth tokenizing for this candidate (None: all)."""
-        if not text.isascii() or len(text) < REGION_MARGIN * 4:
+        if len(text) < REGION_MARGIN * 4:
             return None
         task = self.index.tasks[candidate.task]
         margin = max(REGION_MARGIN, 3 * task.fragment_characters)
+        offsets, doc = batch.code.offsets, candidate.document
         last_token = min(candidate.last + CODE_NGRAM - 1, len(offsets) - 1)
-        start = code.original_offset(int(offsets[candidate.first]))
-        stop = code.original_offset(int(offsets[last_token]))
-        return code.safe_start(max(0, start - margin)), min(len(text), stop + margin)
+        start = batch.code_start(doc, max(0, int(offsets[candidate.first]) - margin))
+        size = int(batch.doc_starts[doc + 1] - batch.doc_starts[doc]) - 1
+        stop = min(size, int(offsets[last_token]) + margin)
+        return batch.character_offset(doc, text, start), batch.character_offset(doc, text, stop)
 
 
 def _order(item):
