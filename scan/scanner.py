@@ -51,6 +51,7 @@ class DocumentScanner:
     def __init__(self, index: BenchmarkIndex):
         self.index = index
         self.code_sizes = index.code_sizes
+        self.code_widths = index.code_widths
         self.prompt_sizes = index.prompt_sizes
         self.counts = ScanCounts()
 
@@ -61,29 +62,35 @@ class DocumentScanner:
         self.counts.documents += len(documents)
         self.counts.characters += sum(len(doc.text) for doc in documents)
         grams, owners, places = batch.code.ngrams(CODE_NGRAM)
-        solution = self.index.candidates(self.index.code, grams, owners, places, self.code_sizes)
+        solution = self.index.candidates(self.index.code, grams, owners, places, self.code_sizes,
+                                         self.code_widths)  # fmt: skip
         grams, owners, places = batch.prose.ngrams(WORD_NGRAM)
         prompt = self.index.candidates(self.index.prose, grams, owners, places, self.prompt_sizes)
-        regions: dict[tuple[int, int], tuple[int, int] | None] = {}
+        regions: dict[tuple[int, int], list[tuple[int, int] | None]] = {}
         for c in solution:
-            regions[(c.document, c.task)] = self._region(batch, documents[c.document].text, c)
+            region = self._region(batch, documents[c.document].text, c)
+            regions.setdefault((c.document, c.task), []).append(region)
         for c in prompt:
-            regions[(c.document, c.task)] = None  # the whole document
+            regions[(c.document, c.task)] = [None]  # the whole document
         matches = []
         prepared: dict[tuple[int, tuple[int, int] | None], PreparedDocument] = {}
         solution_pairs = {(c.document, c.task) for c in solution}
         prompt_pairs = {(c.document, c.task) for c in prompt}
-        for (doc_index, task_index), region in sorted(regions.items(), key=_order):
+        for (doc_index, task_index), places in sorted(regions.items()):
             doc = documents[doc_index]
-            key = (doc_index, region)
-            if key not in prepared:
-                prepared[key] = PreparedDocument(doc.text, region)
             kinds = {name for name, pairs in (("solution", solution_pairs),
                      ("prompt", prompt_pairs)) if (doc_index, task_index) in pairs}  # fmt: skip
-            self.counts.candidates += 1
-            match = verify_candidate(self.index.tasks[task_index], doc, prepared[key], kinds)
-            if match is not None:
-                matches.append(match)
+            found = []
+            for region in _merged(places):
+                key = (doc_index, region)
+                if key not in prepared:
+                    prepared[key] = PreparedDocument(doc.text, region)
+                self.counts.candidates += 1
+                match = verify_candidate(self.index.tasks[task_index], doc, prepared[key], kinds)
+                if match is not None:
+                    found.append(match)
+            if found:
+                matches.append(min(found, key=_best_first))
         self.counts.matches += len(matches)
         return matches
 
@@ -101,9 +108,26 @@ class DocumentScanner:
         return batch.character_offset(doc, text, start), batch.character_offset(doc, text, stop)
 
 
-def _order(item):
-    (doc, task), region = item
-    return doc, region or (-1, -1), task
+def _merged(regions: list[tuple[int, int] | None]) -> list[tuple[int, int] | None]:
+    """The regions with overlapping ones joined (None, the whole document, takes all)."""
+    if None in regions:
+        return [None]
+    joined: list[tuple[int, int]] = []
+    for start, stop in sorted(regions):  # type: ignore[arg-type]
+        if joined and start <= joined[-1][1]:
+            joined[-1] = (joined[-1][0], max(stop, joined[-1][1]))
+        else:
+            joined.append((start, stop))
+    return joined  # type: ignore[return-value]
+
+
+_TYPE_RANK = {"1": 0, "2": 1, "3": 2, None: 3}
+
+
+def _best_first(match: Match):
+    """A task's matches in one document's several regions, best first: the closer clone
+    type, then the more similar, then the earlier."""
+    return _TYPE_RANK[match.clone_type], -match.similarity, match.span
 
 
 def verify_candidate(

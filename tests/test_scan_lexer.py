@@ -13,8 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cloneprobe.scan.hashing import constant_hash, ngram_hashes, token_hash
-from cloneprobe.scan.lexer import ID_HASH, KEPT_HASHES, STRINGS_AND_COMMENTS, code_tokens, lex
-from cloneprobe.scan.lexer import word_tokens
+from cloneprobe.scan.lexer import (
+    ID_HASH,
+    KEPT_HASHES,
+    STRINGS_AND_COMMENTS,
+    code_tokens,
+    lex,
+    word_tokens,
+)
 from cloneprobe.scan.tokens import tokenize
 
 
@@ -138,7 +144,8 @@ def test_comments_and_literals_are_where_the_pattern_finds_them_in_the_whole_tex
             if index % 2 and piece:
                 found.append((place, place + len(piece)))
             place += len(piece)
-    assert list(zip(batch.literal_starts.tolist(), batch.literal_ends.tolist())) == found
+    spans = zip(batch.literal_starts.tolist(), batch.literal_ends.tolist(), strict=True)
+    assert list(spans) == found
 
 
 def test_a_string_alone_on_its_line_is_a_docstring_and_dropped():
