@@ -229,21 +229,27 @@ def strict_adapter(reader, data: dict, path: str, id_in_file):
     }
 
 
-def build_reader(corpus: Corpus, limit: int = -1, paths_file: str | None = None):
+def build_reader(corpus: Corpus, limit: int = -1, paths_file: str | None = None,
+                 pieces: list | None = None):  # fmt: skip
     """The datatrove reader for a corpus (imports datatrove). `paths_file` lists the corpus's
-    files, one a line (`write_paths_file`), so that no rank lists the folder again."""
+    files, one a line (`write_paths_file`), so that no rank lists the folder again; `pieces`
+    (JSONL and Parquet) gives each rank its piece of a file instead (pieces.py)."""
     common = {"text_key": corpus.text_field, "id_key": corpus.id_field, "limit": limit,
               "paths_file": paths_file}  # fmt: skip
     if corpus.format == "jsonl":
         from .trove import CheckedJsonlReader
 
-        return CheckedJsonlReader(corpus.folder, glob_pattern=corpus.glob, adapter=strict_adapter,
-                                  **common)  # fmt: skip
+        reader = CheckedJsonlReader(corpus.folder, glob_pattern=corpus.glob,
+                                    adapter=strict_adapter, **common)  # fmt: skip
+        reader.pieces = pieces
+        return reader
     if corpus.format == "parquet":
         from .trove import CheckedParquetReader
 
-        return CheckedParquetReader(corpus.folder, glob_pattern=corpus.glob,
-                                    adapter=strict_adapter, **common)  # fmt: skip
+        reader = CheckedParquetReader(corpus.folder, glob_pattern=corpus.glob,
+                                      adapter=strict_adapter, **common)  # fmt: skip
+        reader.pieces = pieces
+        return reader
     if corpus.format == "hf":
         from datatrove.pipeline.readers import HuggingFaceDatasetReader
 
@@ -254,6 +260,14 @@ def build_reader(corpus: Corpus, limit: int = -1, paths_file: str | None = None)
 
     return SourceFilesReader(corpus.folder, glob_pattern=corpus.glob, limit=limit,
                              paths_file=paths_file)  # fmt: skip
+
+
+def file_sizes(corpus: Corpus, files: list[str]) -> list[int]:
+    """Each file's size in bytes (a few files: this is for cutting them into pieces)."""
+    from datatrove.io import get_datafolder
+
+    folder = get_datafolder(corpus.folder)
+    return [int(folder.size(name)) for name in files]
 
 
 def write_paths_file(output, name: str, files: list[str] | None) -> bool:
