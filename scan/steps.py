@@ -129,12 +129,19 @@ class SourceFilesReader(BaseDiskReader):
                 "permissions or leave it out with --glob"
             ) from error
         text = raw.decode("utf-8", errors="replace")
+        if not text:
+            return  # as datatrove skips a document without text
         parts = filepath.split("/")
-        record = {"text": text, "id": filepath,
-                  "repository": parts[0] if len(parts) > 1 else ""}  # fmt: skip
-        document = self.get_document_from_dict(record, filepath, 0)
-        if document is not None:
-            yield document
+        metadata = {"repository": parts[0] if len(parts) > 1 else ""}
+        if self.add_file_path:
+            metadata["file_path"] = self._full_path(filepath)
+        yield TroveDocument(text=text, id=filepath, metadata=metadata)
+
+    def _full_path(self, filepath: str) -> str:
+        """datatrove's `file_path` metadata, without a trip through fsspec for a local one."""
+        if isinstance(self.data_folder.fs, LocalFileSystem):
+            return os.path.join(self.data_folder.path, filepath)
+        return self.data_folder.resolve_paths(filepath)
 
     def _read_bytes(self, filepath: str) -> bytes:
         if isinstance(self.data_folder.fs, LocalFileSystem):

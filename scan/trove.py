@@ -17,6 +17,21 @@ _READ_ERRORS = (OSError, EOFError, zlib.error, UnicodeDecodeError, ValueError)
 _COUNT_CHUNK = 1 << 24
 
 
+class _LineNumber:
+    """A record's line number, worked out only if it is printed (as an id or in an error)."""
+
+    __slots__ = ("find",)
+
+    def __init__(self, find) -> None:
+        self.find = find
+
+    def __format__(self, spec: str) -> str:
+        return format(self.find(), spec)
+
+    def __str__(self) -> str:
+        return str(self.find())
+
+
 class _ShardPathOnce(BaseDiskReader):
     """datatrove resolves the shard's full path (through fsspec) for every document's
     `file_path`; here once per shard: the same metadata, without a cost per document."""
@@ -127,8 +142,7 @@ class CheckedJsonlReader(_Pieces, JsonlReader):
         except orjson.JSONDecodeError as error:
             logger.warning(f"Error when reading `{path}`: {error}")
             return
-        number = None if isinstance(record, dict) and self.id_key in record else line_number()
-        document = self.get_document_from_dict(record, path, number)
+        document = self.get_document_from_dict(record, path, _LineNumber(line_number))
         if document:
             yield document
 
