@@ -113,9 +113,9 @@ def main() -> None:
     args = parser.parse_args()
     files = library_files(int(args.limit_mb * 1e6) if args.limit_mb else None)
     work = Path(tempfile.mkdtemp(prefix="scan-perf-"))
-    codes = [("this code", os.environ.get("PYTHONPATH"))]
+    codes = [("this code", Path(__file__).resolve().parents[1])]
     if args.baseline:
-        codes.append(("baseline", str(args.baseline.resolve())))
+        codes.append(("baseline", args.baseline.resolve()))
     runs: dict[str, list[dict]] = {name: [] for name, _ in codes}
     try:
         corpus = work / "corpus"
@@ -123,8 +123,8 @@ def main() -> None:
         planted = build_corpus(corpus, files, args.per_kind, args.seed, args.format, args.shards)
         for round_number in range(args.rounds):
             order = codes if round_number % 2 == 0 else codes[::-1]
-            for name, path in order:
-                run = scan_once(corpus, work / f"out-{len(runs[name])}-{name[0]}", args, path)
+            for name, tree in order:
+                run = scan_once(corpus, work / f"out-{len(runs[name])}-{name[0]}", args, tree)
                 runs[name].append(run)
                 print(f"round {round_number + 1}, {name}: {run_line(run)}", flush=True)
     finally:
@@ -137,21 +137,19 @@ def main() -> None:
         compare(runs, args.workers)
 
 
-def scan_once(corpus: Path, output: Path, args, pythonpath: str | None) -> dict:
-    """One run of the command, in a subprocess with the given PYTHONPATH (the code to run)."""
+def scan_once(corpus: Path, output: Path, args, tree: Path) -> dict:
+    """One run of the command, in a subprocess that imports cloneprobe from the source tree
+    (its PYTHONPATH and its working folder: `python -m` puts the working folder first)."""
     command = [sys.executable, "-m", "cloneprobe", "scan", str(corpus), "--output",
                str(output), "--workers", str(args.workers), "--json"]  # fmt: skip
     if args.format == "jsonl":
         command += ["--group-field", "repo"]
-    env = dict(os.environ)
-    if pythonpath:
-        env["PYTHONPATH"] = pythonpath
-    else:
-        env.pop("PYTHONPATH", None)
+    env = {**os.environ, "PYTHONPATH": str(tree)}
     load = os.getloadavg()[0]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
-    result = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
+    result = subprocess.run(command, capture_output=True, text=True, check=False, env=env,
+                            cwd=tree)  # fmt: skip
     wall = time.monotonic() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
