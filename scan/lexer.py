@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .hashing import MAX_TOKEN_BYTES, chunk_hashes, constant_hash, token_hash
+from .hashing import chunk_hashes, constant_hash, token_hash
 
 _STRING = (
     rb'"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
@@ -304,6 +304,3 @@ def _batch(hashes: np.ndarray, positions: np.ndarray, doc_starts: np.ndarray) ->
     token_starts = np.searchsorted(positions, doc_starts)
     owner = np.repeat(np.arange(len(doc_starts) - 1), np.diff(token_starts))
     return TokenBatch(hashes, token_starts, positions - doc_starts[owner])
-
-
-assert MAX_TOKEN_BYTES % 8 == 0

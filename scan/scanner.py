@@ -10,6 +10,7 @@ from .lexer import LexedBatch, lex
 from .results import Match
 from .verify import (
     EVIDENCE_FRACTION,
+    TYPE_RANK,
     PreparedDocument,
     best_alignment,
     literal_agreement,
@@ -121,13 +122,10 @@ def _merged(regions: list[tuple[int, int] | None]) -> list[tuple[int, int] | Non
     return joined  # type: ignore[return-value]
 
 
-_TYPE_RANK = {"1": 0, "2": 1, "3": 2, None: 3}
-
-
 def _best_first(match: Match):
     """A task's matches in one document's several regions, best first: the closer clone
     type, then the more similar, then the earlier."""
-    return _TYPE_RANK[match.clone_type], -match.similarity, match.span
+    return TYPE_RANK[match.clone_type], -match.similarity, match.span
 
 
 def verify_candidate(
