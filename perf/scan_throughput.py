@@ -15,6 +15,10 @@ command `cloneprobe scan CORPUS --output OUT --workers W --json` in a subprocess
     python perf/scan_throughput.py                     # whole library, 2 workers
     python perf/scan_throughput.py --limit-mb 50       # a quick check
     python perf/scan_throughput.py --format jsonl      # the corpus as JSONL shards instead
+    python perf/scan_throughput.py --format jsonl --shards 1   # one JSONL file
+    python perf/scan_throughput.py --baseline /work/wt/scanbase --rounds 3
+        # the same corpus scanned by this code and by the code in another source tree (a
+        # worktree of main), alternating, and the ratio of their medians
 
 Unmodified files are hard links (no copy); the corpus folder is deleted at the end.
 """
@@ -28,6 +32,7 @@ import os
 import random
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import sysconfig
@@ -52,7 +57,8 @@ def library_files(limit_bytes: int | None) -> list[Path]:
     return files
 
 
-def build_corpus(folder: Path, files: list[Path], per_kind: int, seed: int, fmt: str):
+def build_corpus(folder: Path, files: list[Path], per_kind: int, seed: int, fmt: str,
+                 shards: int = 16):  # fmt: skip
     rng = random.Random(seed)
     tasks = list(load_humaneval())
     root = Path(sysconfig.get_paths()["stdlib"])
@@ -63,7 +69,7 @@ def build_corpus(folder: Path, files: list[Path], per_kind: int, seed: int, fmt:
         task = rng.choice(tasks)
         plants[host] = (task.task_id, planted_code(task, kind, seed + n), kind)
     planted: list[Plant] = []
-    shards = collections.defaultdict(list)
+    by_shard = collections.defaultdict(list)
     for i, path in enumerate(files):
         relative = str(path.relative_to(root))
         if i in plants:
@@ -82,8 +88,9 @@ def build_corpus(folder: Path, files: list[Path], per_kind: int, seed: int, fmt:
         else:
             if text is None:
                 text = path.read_text(encoding="utf-8", errors="replace")
-            shards[i % 16].append({"id": relative, "text": text, "repo": relative.split("/")[0]})
-    for shard, records in shards.items():
+            record = {"id": relative, "text": text, "repo": relative.split("/")[0]}
+            by_shard[i % shards].append(record)
+    for shard, records in by_shard.items():
         with (folder / f"shard-{shard:02d}.jsonl").open("w", encoding="utf-8") as handle:
             for record in records:
                 handle.write(json.dumps(record) + "\n")
@@ -97,30 +104,87 @@ def main() -> None:
     parser.add_argument("--per-kind", type=int, default=20, help="Plants per kind.")
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--format", choices=["files", "jsonl"], default="files")
+    parser.add_argument("--shards", type=int, default=16, help="JSONL files (--format jsonl).")
+    parser.add_argument("--baseline", type=Path,
+                        help="A source tree (e.g. a worktree of main) to scan the same corpus "
+                        "with, alternating with this code, for the ratio.")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="Runs of each code (alternating with the baseline's).")
     args = parser.parse_args()
     files = library_files(int(args.limit_mb * 1e6) if args.limit_mb else None)
     work = Path(tempfile.mkdtemp(prefix="scan-perf-"))
+    codes = [("this code", Path(__file__).resolve().parents[1])]
+    if args.baseline:
+        codes.append(("baseline", args.baseline.resolve()))
+    runs: dict[str, list[dict]] = {name: [] for name, _ in codes}
     try:
         corpus = work / "corpus"
         corpus.mkdir()
-        planted = build_corpus(corpus, files, args.per_kind, args.seed, args.format)
-        command = [sys.executable, "-m", "cloneprobe", "scan", str(corpus), "--output",
-                   str(work / "out"), "--workers", str(args.workers), "--json"]  # fmt: skip
-        if args.format == "jsonl":
-            command += ["--group-field", "repo"]
-        load = os.getloadavg()[0]
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        started = time.monotonic()
-        result = subprocess.run(command, capture_output=True, text=True, check=False)
-        wall = time.monotonic() - started
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-        if result.returncode != 0:
-            sys.exit(f"scan failed ({result.returncode}): {result.stderr[-2000:]}")
-        summary = json.loads(result.stdout)
+        planted = build_corpus(corpus, files, args.per_kind, args.seed, args.format, args.shards)
+        for round_number in range(args.rounds):
+            order = codes if round_number % 2 == 0 else codes[::-1]
+            for name, tree in order:
+                run = scan_once(corpus, work / f"out-{len(runs[name])}-{name[0]}", args, tree)
+                runs[name].append(run)
+                print(f"round {round_number + 1}, {name}: {run_line(run)}", flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    report(summary, planted, wall, args.workers, cpu, load)
+    for name, _ in codes:
+        print(f"\n== {name} (its last run) ==")
+        last = runs[name][-1]
+        report(last["summary"], planted, last["wall"], args.workers, last["cpu"], last["load"])
+    if args.baseline:
+        compare(runs, args.workers)
+
+
+def scan_once(corpus: Path, output: Path, args, tree: Path) -> dict:
+    """One run of the command, in a subprocess that imports cloneprobe from the source tree
+    (its PYTHONPATH and its working folder: `python -m` puts the working folder first)."""
+    command = [sys.executable, "-m", "cloneprobe", "scan", str(corpus), "--output",
+               str(output), "--workers", str(args.workers), "--json"]  # fmt: skip
+    if args.format == "jsonl":
+        command += ["--group-field", "repo"]
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    load = os.getloadavg()[0]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.monotonic()
+    result = subprocess.run(command, capture_output=True, text=True, check=False, env=env,
+                            cwd=tree)  # fmt: skip
+    wall = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    if result.returncode != 0:
+        sys.exit(f"scan failed ({result.returncode}): {result.stderr[-2000:]}")
+    shutil.rmtree(output, ignore_errors=True)
+    return {"summary": json.loads(result.stdout), "wall": wall, "cpu": cpu, "load": load,
+            "load_end": os.getloadavg()[0]}  # fmt: skip
+
+
+def rates(run: dict, workers: int) -> dict[str, float]:
+    megabytes = run["summary"]["characters"] / 1e6
+    return {"MB/s per worker": megabytes / run["wall"] / workers,
+            "MB per CPU-second, ranks": run["summary"]["throughput"]["mb_per_cpu_second"],
+            "MB per CPU-second, command": megabytes / run["cpu"]}  # fmt: skip
+
+
+def run_line(run: dict) -> str:
+    s = run["summary"]
+    return (f"{s['characters'] / 1e6:.1f} MB, {s['ranks']} ranks, {run['wall']:.1f} s wall, "
+            f"{run['cpu']:.1f} CPU-s, ranks {s['throughput']['mb_per_cpu_second']:.2f} MB per "
+            f"CPU-s, load {run['load']:.1f} -> {run['load_end']:.1f}")  # fmt: skip
+
+
+def compare(runs: dict[str, list[dict]], workers: int) -> None:
+    """Medians of each code's runs and their ratio (this code over the baseline)."""
+    print(f"\n== this code against the baseline, medians of {len(runs['this code'])} "
+          "alternating runs each ==")
+    for key in rates(runs["this code"][0], workers):
+        mine = statistics.median(rates(r, workers)[key] for r in runs["this code"])
+        base = statistics.median(rates(r, workers)[key] for r in runs["baseline"])
+        print(f"{key:28s} this code {mine:6.2f}  baseline {base:6.2f}  ratio {mine / base:.2f}")
+    loads = [r["load"] for rs in runs.values() for r in rs]
+    print(f"load average at the runs' starts: {min(loads):.1f} to {max(loads):.1f} on "
+          f"{os.cpu_count()} cores")
 
 
 def report(summary: dict, planted: list[Plant], wall: float, workers: int, cpu: float | None = None,

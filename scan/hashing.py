@@ -1,9 +1,9 @@
 """Stable 64-bit hashes: of a token's bytes, of a token n-gram, of a constant.
 
 Everything here is deterministic across processes, machines and Python versions (no salted
-`hash()`): a token hashes as a polynomial over its bytes modulo 2**64, an n-gram as a
-polynomial over its tokens' hashes, finished with the splitmix64 mixer so that the bits used
-by the bitmap are well spread.
+`hash()`): a token hashes as a polynomial over its 8-byte little-endian chunks modulo 2**64
+(a token of up to 8 bytes is its own bytes), an n-gram as a polynomial over its tokens' hashes,
+finished with the splitmix64 mixer so that the bits used by the bitmap are well spread.
 """
 
 from __future__ import annotations
@@ -12,16 +12,15 @@ import hashlib
 
 import numpy as np
 
-BYTE_BASE = np.uint64(0x100000001B3)
-"""Multiplier of the per-token byte polynomial (FNV's 64-bit prime)."""
+CHUNK_BASE = np.uint64(0x100000001B3)
+"""Multiplier of the per-token polynomial over 8-byte chunks (FNV's 64-bit prime)."""
 TOKEN_BASE = np.uint64(0x9E3779B97F4A7C15 | 1)
 """Multiplier of the n-gram polynomial over token hashes (odd, so every power is invertible)."""
 MAX_TOKEN_BYTES = 64
 """Bytes of a token that enter its hash; longer tokens hash by their first 64 bytes."""
 
-BYTE_POWERS = np.array(
-    [pow(int(BYTE_BASE), k, 2**64) for k in range(MAX_TOKEN_BYTES)], dtype=np.uint64
-)
+_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [2**64 - 1], dtype=np.uint64)
+_ONES = np.uint64(0x0101010101010101)
 
 
 def constant_hash(label: str) -> int:
@@ -30,11 +29,59 @@ def constant_hash(label: str) -> int:
 
 
 def token_hash(token: bytes) -> int:
-    """The byte polynomial of one token, as the vectorized lexer computes it."""
+    """The chunk polynomial of one token, as `chunk_hashes` computes it for a whole batch."""
+    token = token[:MAX_TOKEN_BYTES]
     total = 0
-    for k, byte in enumerate(token[:MAX_TOKEN_BYTES]):
-        total = (total + byte * int(BYTE_POWERS[k])) % 2**64
+    for k in range(0, len(token), 8):
+        total = (total * int(CHUNK_BASE) + int.from_bytes(token[k : k + 8], "little")) % 2**64
     return total
+
+
+def _unaligned_words(data) -> np.ndarray:
+    """view[i] = the 8 bytes data[i:i + 8] as a little-endian uint64 (zeros past the end);
+    data: bytes, or a numpy array of one-byte items."""
+    padded = np.zeros(len(data) + MAX_TOKEN_BYTES + 8, dtype=np.uint8)
+    padded[: len(data)] = np.frombuffer(data, dtype=np.uint8) if isinstance(data, bytes) else data
+    return np.ndarray((len(data) + MAX_TOKEN_BYTES,), dtype="<u8", buffer=padded, strides=(1,))
+
+
+def _runs(marks: np.ndarray, first: np.ndarray, cap: int) -> np.ndarray:
+    """Number of consecutive marked bytes from each place (marks: the 0/1 bytes as
+    `_unaligned_words`), at most `cap`; eight bytes at a time."""
+    run = np.zeros(len(first), dtype=np.int64)
+    left = np.arange(len(first))
+    at = first
+    with np.errstate(over="ignore"):
+        for _ in range(cap // 8 + 1):
+            unmarked = ~marks[at] & _ONES
+            # bits below the lowest unmarked byte's bit, counted: 8 per marked byte before it
+            step = np.bitwise_count((unmarked & (~unmarked + np.uint64(1))) - np.uint64(1)) >> 3
+            run[left] += step
+            more = step == 8
+            left, at = left[more], at[more] + 8
+            if not len(left):
+                break
+    return np.minimum(run, cap)
+
+
+def chunk_hashes(data, starts: np.ndarray, word: np.ndarray) -> np.ndarray:
+    """`token_hash` of every token that starts at `starts` in the data and runs on over the
+    bytes that `word` (a bool per byte) marks: a few vector steps per token, none per byte."""
+    if len(starts) == 0:
+        return np.empty(0, dtype=np.uint64)
+    values = _unaligned_words(data)
+    lengths = 1 + _runs(_unaligned_words(word.view(np.uint8)), starts + 1, MAX_TOKEN_BYTES - 1)
+    hashes = values[starts] & _MASKS[np.minimum(lengths, 8)]
+    longer = np.flatnonzero(lengths > 8)
+    done = 8
+    with np.errstate(over="ignore"):
+        while len(longer):
+            rest = lengths[longer] - done
+            chunk = values[starts[longer] + done] & _MASKS[np.minimum(rest, 8)]
+            hashes[longer] = hashes[longer] * CHUNK_BASE + chunk
+            longer = longer[rest > 8]
+            done += 8
+    return hashes
 
 
 def mix64(values: np.ndarray) -> np.ndarray:

@@ -19,7 +19,7 @@ import numpy as np
 from ..benchmarks import Benchmark, Task, canonical_source, load_benchmark
 from ..benchmarks.canonical import strip_comments
 from ..benchmarks.docstrings import docstring_holders
-from .lexer import code_tokens, split_code, word_tokens
+from .lexer import code_tokens, word_tokens
 from .tokens import Token, tokenize, words
 from .verify import EVIDENCE_NGRAM, ngram_set
 
@@ -44,6 +44,8 @@ class IndexedTask:
     test: str
     code_ngrams: int
     """Distinct code n-grams of the fragment in the index."""
+    code_tokens: int
+    """Tokens of the fragment (scanning lexer)."""
     prompt_ngrams: int
     """Distinct word n-grams of the docstring in the index."""
 
@@ -123,10 +125,14 @@ class BenchmarkIndex:
 
     def candidates(
         self, postings: Postings, grams: np.ndarray, owners: np.ndarray, places: np.ndarray,
-        sizes: np.ndarray,
+        sizes: np.ndarray, widths: np.ndarray | None = None,
     ) -> list[Candidate]:
         """(document, task) pairs where the document holds at least `min_fraction` of the
-        task's distinct n-grams (and at least two), with where the hits lie."""
+        task's distinct n-grams (and at least two), with where the hits lie. With `widths`
+        (tokens per task), the n-grams must lie within that many tokens of each other, and a
+        pair has a candidate for each stretch where they do: a copy's n-grams lie together,
+        while a large document reaches a small canonical's share with hits strewn all over
+        it (the verifier then tokenizes the stretches, not everything between them)."""
         owner, task, gram, place = postings.lookup(grams, owners, places)
         if len(owner) == 0:
             return []
@@ -147,18 +153,57 @@ class BenchmarkIndex:
         tasks = task[order][firsts]
         needed = np.maximum(2, np.ceil(self.min_fraction * sizes[tasks]))
         chosen = np.flatnonzero(distinct >= needed)
-        return [
-            Candidate(int(documents[i]), int(tasks[i]), int(first_place[i]), int(last_place[i]))
-            for i in chosen
-        ]
+        ends = np.append(firsts[1:], len(key))
+        found = []
+        for i in chosen.tolist():
+            stretches = [(int(first_place[i]), int(last_place[i]))]
+            if widths is not None and stretches[0][1] - stretches[0][0] > widths[tasks[i]]:
+                stretches = _dense_stretches(place[firsts[i] : ends[i]], gram[firsts[i] : ends[i]],
+                                             int(widths[tasks[i]]), int(needed[i]))  # fmt: skip
+            found += [Candidate(int(documents[i]), int(tasks[i]), first, last)
+                      for first, last in stretches]  # fmt: skip
+        return found
 
     @property
     def code_sizes(self) -> np.ndarray:
         return np.array([t.code_ngrams for t in self.tasks], dtype=np.int64)
 
     @property
+    def code_widths(self) -> np.ndarray:
+        """Tokens a copy of each task's fragment may spread over: a Type-3 copy keeps 70% of
+        its tokens in common with the canonical, so it is at most 1/0.7 times as long; twice,
+        and an n-gram, for slack."""
+        return np.array([2 * t.code_tokens + CODE_NGRAM for t in self.tasks], dtype=np.int64)
+
+    @property
     def prompt_sizes(self) -> np.ndarray:
         return np.array([t.prompt_ngrams for t in self.tasks], dtype=np.int64)
+
+
+def _dense_stretches(
+    places: np.ndarray, grams: np.ndarray, width: int, needed: int
+) -> list[tuple[int, int]]:
+    """(first, last) hit places of the stretches where some `width` tokens hold `needed`
+    distinct n-grams (overlapping such windows merged into one stretch)."""
+    order = np.argsort(places, kind="stable")
+    places, grams = places[order].tolist(), grams[order].tolist()
+    counts: dict[int, int] = {}
+    stretches: list[tuple[int, int]] = []
+    left = 0
+    for right, place in enumerate(places):
+        counts[grams[right]] = counts.get(grams[right], 0) + 1
+        while place - places[left] > width:
+            gram = grams[left]
+            counts[gram] -= 1
+            if not counts[gram]:
+                del counts[gram]
+            left += 1
+        if len(counts) >= needed:
+            if stretches and places[left] <= stretches[-1][1]:
+                stretches[-1] = (stretches[-1][0], place)
+            else:
+                stretches.append((places[left], place))
+    return stretches
 
 
 def build_index(benchmark: Benchmark, min_fraction: float = 0.25) -> BenchmarkIndex:
@@ -166,7 +211,7 @@ def build_index(benchmark: Benchmark, min_fraction: float = 0.25) -> BenchmarkIn
     tasks = [task for task in benchmark if task.language == "python"]
     fragments = [canonical_source(task) for task in tasks]
     docstrings = [prompt_docstring(task) for task in tasks]
-    code_batch = code_tokens([split_code(f).code for f in fragments])
+    code_batch = code_tokens(fragments)
     prose_batch = word_tokens(docstrings)
     code_sets = _specific([_distinct(code_batch, i, CODE_NGRAM) for i in range(len(tasks))])
     prose_sets = _specific([_distinct(prose_batch, i, WORD_NGRAM) for i in range(len(tasks))])
@@ -178,11 +223,12 @@ def build_index(benchmark: Benchmark, min_fraction: float = 0.25) -> BenchmarkIn
             docstring=docstring,
             test=task.test,
             code_ngrams=len(code),
+            code_tokens=int(code_batch.starts[i + 1] - code_batch.starts[i]),
             prompt_ngrams=len(prose),
         )
-        for task, fragment, docstring, code, prose in zip(
+        for i, (task, fragment, docstring, code, prose) in enumerate(zip(
             tasks, fragments, docstrings, code_sets, prose_sets, strict=True
-        )
+        ))
     )
     return BenchmarkIndex(
         benchmark.name, indexed, Postings.build(code_sets), Postings.build(prose_sets), min_fraction

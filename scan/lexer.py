@@ -8,40 +8,42 @@ What a token is, for the scan (the same rule for the benchmark's canonicals and 
 - `.name` is one token that keeps its identity (attribute and method names survive renaming);
 - every other non-blank byte is a token by itself; layout (spaces, newlines, indentation) is
   not a token, so re-wrapping, re-indenting or minifying code changes nothing.
+The text of the comments and string literals (docstrings included) is the document's prose:
+its lower-cased ASCII words are what a prompt's docstring is looked for in.
 
 Python 2 files, other languages, minified or binary junk all tokenize (into tokens that match
-nothing); nothing here raises on odd input. The code path is per byte in numpy, not per token
-in Python, which is what makes the scan fast (see perf/scan_throughput.py).
+nothing); nothing here raises on odd input. The batch is one byte string: the regular
+expression that finds comments and literals runs once per document, and everything after it
+is per byte in numpy (the literals become blanks in place, so a token's offset is its offset
+in the document's UTF-8 bytes), never a Python step per token or per literal. Table lookups
+are `bytes.translate`, several times faster than numpy's indexing (see perf/scan_throughput.py).
 """
 
 from __future__ import annotations
 
 import builtins
-import functools
 import itertools
 import keyword
 import re
-from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass
 
 import numpy as np
 
-from .hashing import BYTE_BASE, MAX_TOKEN_BYTES, constant_hash, ngram_hashes, token_hash
+from .hashing import chunk_hashes, constant_hash, token_hash
 
 _STRING = (
-    r'"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
-    r"|'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''"
-    r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
-    r"|'[^'\\\n]*(?:\\.[^'\\\n]*)*'"
+    rb'"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
+    rb"|'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''"
+    rb'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
+    rb"|'[^'\\\n]*(?:\\.[^'\\\n]*)*'"
 )
-STRINGS_AND_COMMENTS = re.compile(r"(#[^\n]*|" + _STRING + ")", re.S)
+STRINGS_AND_COMMENTS = re.compile(rb"(#[^\n]*|" + _STRING + rb")", re.S)
 """Split pattern: even pieces are code, odd pieces a comment or a string literal. A string's
 prefix letters (r, b, f, u) stay in the code as a name: the same on both sides of a match."""
 
-STRING_MARK = "\x01"
-STRING_MARK_PADDED = f" {STRING_MARK} "
+STATEMENT_LOOK = 200
+"""Bytes looked at on each side of a string for what makes it a statement (a docstring)."""
 KEPT_NAMES = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | frozenset(
     name for name in dir(builtins) if not name.startswith("_")
 ) | {"print", "exec", "self", "cls"}
@@ -51,100 +53,56 @@ ID_HASH = np.uint64(constant_hash("ID"))
 NUM_HASH = np.uint64(constant_hash("NUM"))
 KEPT_HASHES = np.array(sorted({token_hash(name.encode()) for name in KEPT_NAMES}), dtype=np.uint64)
 
-_WORD = np.zeros(256, dtype=bool)
-for _byte in range(256):
-    _WORD[_byte] = (chr(_byte).isalnum() and _byte < 128) or _byte == ord("_") or _byte >= 128
-_ALPHA = np.zeros(256, dtype=bool)
-for _byte in range(256):
-    _ALPHA[_byte] = (chr(_byte).isalpha() and _byte < 128) or _byte == ord("_") or _byte >= 128
-_SPACE = np.zeros(256, dtype=bool)
-_SPACE[[9, 10, 11, 12, 13, 32, 0]] = True
-_DIGIT = np.zeros(256, dtype=bool)
-_DIGIT[ord("0") : ord("9") + 1] = True
-_PUNCT_HASHES = np.array([constant_hash(f"byte:{b}") for b in range(256)], dtype=np.uint64)
-_PUNCT_HASHES[ord(STRING_MARK)] = constant_hash("STR")
+
+def _table(test) -> bytes:
+    return bytes(int(test(b)) for b in range(256))
+
+
+def _is_word(b: int) -> bool:
+    return (chr(b).isalnum() and b < 128) or b == ord("_") or b >= 128
+
+
+def _is_alpha(b: int) -> bool:
+    return (chr(b).isalpha() and b < 128) or b == ord("_") or b >= 128
+
+
+def _kept_table(hashes: np.ndarray, bits: int = 14) -> tuple[np.uint64, np.ndarray]:
+    """A multiplier that sends each of the hashes to its own slot of 2**bits ((h * m) >>
+    (64 - bits)), and the table of the hashes in their slots: a membership test in two steps
+    per token. Empty slots hold the first hash, whose own slot is another: no token that
+    lands in them can equal it."""
+    shift = np.uint64(64 - bits)
+    with np.errstate(over="ignore"):
+        for trial in range(1 << 16):
+            multiplier = np.uint64((0x9E3779B97F4A7C15 + 2 * trial) % 2**64)
+            slots = (hashes * multiplier) >> shift
+            if len(np.unique(slots)) == len(hashes):
+                table = np.full(1 << bits, hashes[0], dtype=np.uint64)
+                table[slots] = hashes
+                return multiplier, table
+    raise AssertionError("no collision-free multiplier for the kept names")
+
+
+_TELLING = _table(lambda b: b in b"\"'#\\\n")
+_COLLAPSE = bytes(b if _TELLING[b] else ord("a") for b in range(256))
 _DOT = ord(".")
-_KIND = np.where(_WORD, 1, np.where(_SPACE, 0, 2)).astype(np.int8)
-_KIND[_DOT] = 3
-
-
-@dataclass(frozen=True)
-class CodeText:
-    """A document's code as the scanning lexer sees it, and where its pieces came from."""
-
-    code: str
-    prose: list[str]
-    """Text of the comments and string literals."""
-    pieces: list[str] = field(repr=False)
-    """The code pieces (even places) and what replaced each comment or literal (odd places)."""
-
-    @cached_property
-    def anchors(self) -> list[tuple[int, int]]:
-        """(offset in code, offset in the original text) at the start of each code piece;
-        worked out only for the few documents that hold a candidate."""
-        pieces, prose = self.pieces, self.prose
-        code_length = original = len(pieces[0])
-        anchors = [(0, 0)]
-        for i, literal in enumerate(prose):
-            code_length += len(pieces[2 * i + 1])
-            original += len(literal)
-            anchors.append((code_length, original))
-            following = len(pieces[2 * i + 2])
-            code_length += following
-            original += following
-        return anchors
-
-    def original_offset(self, code_offset: int) -> int:
-        """Offset in the original text of a code offset (exact for ASCII text)."""
-        anchors = self.anchors
-        index = bisect_right(anchors, (code_offset, 1 << 62)) - 1
-        code_start, original_start = anchors[max(index, 0)]
-        return original_start + code_offset - code_start
-
-    def safe_start(self, original_offset: int) -> int:
-        """The last place at or before the offset where code starts (never inside a string
-        or a comment), where tokenizing part of the text may begin."""
-        originals = [original for _, original in self.anchors]
-        return originals[max(bisect_right(originals, original_offset) - 1, 0)]
-
-
-def split_code(text: str) -> CodeText:
-    """The code with comments and string statements dropped and other string literals
-    replaced by STRING_MARK, with the text of the comments and strings apart.
-
-    A string is a statement (a docstring) when only blanks lie between it and the start of
-    its line (or a `;`) and between it and the end of its line (or a `;` or a comment),
-    looking at most 200 characters either way. One pass over the pieces, no call per piece:
-    this runs on every document."""
-    pieces = STRINGS_AND_COMMENTS.split(text)
-    prose = pieces[1::2]
-    for i in range(1, len(pieces), 2):
-        piece = pieces[i]
-        if piece[0] == "#":
-            pieces[i] = " "
-            continue
-        after = pieces[i + 1]
-        first = after[:1]  # "" (end of text, or another literal next) counts as a line end
-        if first in "\r\n;":
-            ends = True
-        elif first in " \t":
-            head = after[:200].lstrip(" \t")
-            ends = not head or head[0] in "\r\n;#"
-        else:
-            ends = False
-        if ends:
-            before = pieces[i - 1]
-            last = before[-1:]  # "" (start of text, or a literal before) is a line start
-            if last in "\n;":
-                pieces[i] = " "
-                continue
-            if last in " \t":
-                tail = before[-200:].rstrip(" \t")
-                if not tail or tail[-1] in "\n;":
-                    pieces[i] = " "
-                    continue
-        pieces[i] = STRING_MARK_PADDED
-    return CodeText("".join(pieces), prose, pieces)
+_ALPHA_KIND, _DIGIT_KIND, _PUNCT_KIND, _DOT_KIND = 1, 3, 4, 12
+_KIND = bytes(_ALPHA_KIND if _is_alpha(b) else _DIGIT_KIND if _is_word(b)
+              else 0 if b in (9, 10, 11, 12, 13, 32, 0) else _DOT_KIND if b == _DOT
+              else _PUNCT_KIND for b in range(256))  # fmt: skip
+"""Per byte: 0 blank; bit 1 a word byte (1 a letter, `_` or non-ASCII, 3 a digit); bit 4 a
+one-byte token (12 a dot, which may start `.name`)."""
+_PROSE = bytes(b + 32 if ord("A") <= b <= ord("Z") else b if chr(b).isalnum() and b < 128 else 0
+               for b in range(256))  # fmt: skip
+"""Prose bytes: ASCII letters lower-cased, digits kept, everything else 0 (not a word)."""
+_KEPT_MULTIPLIER, _KEPT_TABLE = _kept_table(KEPT_HASHES)
+_KEPT_SHIFT = np.uint64(64 - 14)
+_PUNCT_HASHES = np.array([constant_hash(f"byte:{b}") for b in range(256)], dtype=np.uint64)
+_STR_HASH = np.uint64(constant_hash("STR"))
+_BLANK = frozenset(b" \t")
+_LINE_START = np.frombuffer(_table(lambda b: b in b"\n;"), dtype=bool)
+_LINE_END = np.frombuffer(_table(lambda b: b in b"\r\n;#"), dtype=bool)
+_IS_BLANK = np.frombuffer(_table(lambda b: b in _BLANK), dtype=bool)
 
 
 @dataclass(frozen=True)
@@ -155,7 +113,7 @@ class TokenBatch:
     hashes: np.ndarray
     starts: np.ndarray
     offsets: np.ndarray
-    """Byte offset of each token in its own document's text."""
+    """Byte offset of each token in its own document's UTF-8 text."""
 
     def document(self, i: int) -> np.ndarray:
         return self.hashes[self.starts[i] : self.starts[i + 1]]
@@ -163,6 +121,8 @@ class TokenBatch:
     def ngrams(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(n-gram hashes, owning document, first token index) of the n-grams that lie
         inside one document."""
+        from .hashing import ngram_hashes
+
         grams = ngram_hashes(self.hashes, n)
         if len(grams) == 0:
             empty = np.empty(0, dtype=np.int64)
@@ -173,108 +133,171 @@ class TokenBatch:
         return grams[inside], owner[: len(grams)][inside], np.flatnonzero(inside)
 
 
-def _encode(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """All texts as one byte array (separated by a newline) and each text's first byte."""
+@dataclass(frozen=True)
+class LexedBatch:
+    """A batch of documents as the scan sees it: code tokens, prose words, and where the
+    comments and literals lie (to start a verifying lexer outside of one)."""
+
+    data: bytes
+    """The documents' UTF-8 bytes, each followed by a newline."""
+    doc_starts: np.ndarray
+    """Byte offset of each document in `data` (and the total length at the end)."""
+    code: TokenBatch
+    prose: TokenBatch
+    literal_starts: np.ndarray
+    """Offsets in `data` of the comments and literals, sorted, and of their ends."""
+    literal_ends: np.ndarray
+
+    def code_start(self, doc: int, offset: int) -> int:
+        """The last byte offset at or before `offset` in document `doc` that is not inside a
+        comment or a string literal (where a verifying lexer may start)."""
+        at = int(self.doc_starts[doc]) + offset
+        i = int(np.searchsorted(self.literal_starts, at, side="right")) - 1
+        if i >= 0 and at < self.literal_ends[i]:
+            return int(self.literal_starts[i] - self.doc_starts[doc])
+        return offset
+
+    def character_offset(self, doc: int, text: str, offset: int) -> int:
+        """The character offset in the document's text of a byte offset (at a character's
+        first byte, as every token start is)."""
+        if len(text) == self.doc_starts[doc + 1] - self.doc_starts[doc] - 1:  # ASCII
+            return offset
+        start = int(self.doc_starts[doc])
+        return len(self.data[start : start + offset].decode("utf-8", "replace"))
+
+
+def lex(texts: Sequence[str]) -> LexedBatch:
+    """Code tokens and prose words of each text."""
     encoded = [text.encode("utf-8", "replace") for text in texts]
-    lengths = np.fromiter((len(e) + 1 for e in encoded), dtype=np.int64, count=len(encoded))
-    starts = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=starts[1:])
-    data = np.frombuffer(b"\n".join(encoded) + b"\n", dtype=np.uint8)
-    return data, starts
+    data = b"\n".join(encoded) + b"\n"
+    doc_starts = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(e) + 1 for e in encoded], out=doc_starts[1:])
+    piece_starts, literal = _pieces(data, doc_starts)
+    inside = np.repeat(literal, np.diff(piece_starts))  # per byte: inside a comment or a literal
+    where = np.flatnonzero(literal)
+    starts, ends = piece_starts[where], piece_starts[where + 1]
+    raw = np.frombuffer(data, dtype=np.uint8)
+    strings = raw[starts] != ord("#")
+    marks = starts[strings][~_statements(raw, where[strings], piece_starts)]
+    prose = np.frombuffer(data.translate(_PROSE), dtype=np.uint8) * inside
+    return LexedBatch(data, doc_starts, _code_batch(data, inside, marks, doc_starts),
+                      _word_batch(prose, doc_starts), starts, ends)  # fmt: skip
 
 
-_INVERSE_BASE = np.uint64(pow(int(BYTE_BASE), -1, 2**64))
-HASH_CHUNK = 1 << 20
-"""Bytes hashed at a time (memory: 16 bytes of power tables and 8 of prefix sums each)."""
+def _pieces(data: bytes, doc_starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where every piece of every document starts in the data (code and literal alternating;
+    the newline after a document in its last piece; the data's length at the end), and which
+    pieces are literals.
+
+    The split pattern runs on the data with every run of bytes it cannot tell apart (all but
+    quotes, `#`, backslashes and newlines) collapsed into one byte: the same pieces, since it
+    only ever skips over such runs, from about a tenth of the bytes."""
+    telling = np.frombuffer(data.translate(_TELLING), dtype=bool)
+    kept = np.empty(len(data), dtype=bool)
+    kept[0] = True
+    np.logical_or(telling[1:], telling[:-1], out=kept[1:])  # a telling byte, or a run's first
+    places = np.flatnonzero(kept)
+    collapsed = np.frombuffer(data.translate(_COLLAPSE), dtype=np.uint8)[places].tobytes()
+    bounds = np.searchsorted(places, doc_starts).tolist()
+    split = STRINGS_AND_COMMENTS.split
+    per_doc = [split(collapsed[a:b]) for a, b in itertools.pairwise(bounds)]
+    counts = np.fromiter(map(len, per_doc), dtype=np.int64, count=len(per_doc))
+    total = int(counts.sum())
+    ends = np.fromiter(map(len, itertools.chain.from_iterable(per_doc)), dtype=np.int64,
+                       count=total)  # fmt: skip
+    np.cumsum(ends, out=ends)
+    piece_starts = np.empty(total + 1, dtype=np.int64)
+    piece_starts[0] = 0
+    piece_starts[1:] = np.append(places, len(data))[ends]
+    first = np.repeat(np.cumsum(counts) - counts, counts)
+    literal = ((np.arange(total) - first) & 1).astype(bool)
+    return piece_starts, literal
 
 
-@functools.lru_cache(maxsize=1)
-def _power_tables() -> tuple[np.ndarray, np.ndarray]:
-    """(BYTE_BASE**j, BYTE_BASE**-j) mod 2**64 for j up to a chunk and a token (the base is
-    odd, so it has an inverse)."""
-    n = HASH_CHUNK + MAX_TOKEN_BYTES + 1
-    with np.errstate(over="ignore"):
-        powers = np.full(n, BYTE_BASE, dtype=np.uint64)
-        powers[0] = 1
-        np.multiply.accumulate(powers, out=powers)
-        inverse = np.full(n, _INVERSE_BASE, dtype=np.uint64)
-        inverse[0] = 1
-        np.multiply.accumulate(inverse, out=inverse)
-    return powers, inverse
+def _statements(raw: np.ndarray, pieces: np.ndarray, piece_starts: np.ndarray) -> np.ndarray:
+    """Which of the string literals (piece numbers) are statements: only blanks between it and
+    the start of its line (or a `;`, or another literal) and between it and the end of its
+    line (or a `;`, a comment, or another literal), looking at most STATEMENT_LOOK bytes."""
+    start, stop = piece_starts[pieces], piece_starts[pieces + 1]
+    after = _skip_blanks(raw, stop, np.minimum(piece_starts[pieces + 2], stop + STATEMENT_LOOK),
+                         1)  # fmt: skip
+    ends = after < 0
+    ends[~ends] = _LINE_END[raw[after[~ends]]]
+    before = _skip_blanks(raw, start - 1, np.maximum(piece_starts[pieces - 1],
+                                                     start - STATEMENT_LOOK) - 1, -1)  # fmt: skip
+    begins = before < 0
+    begins[~begins] = _LINE_START[raw[before[~begins]]]
+    return ends & begins
 
 
-def _word_hashes(
-    data: np.ndarray, starts_mask: np.ndarray, word_mask: np.ndarray, starts: np.ndarray
-) -> np.ndarray:
-    """Byte polynomial of each word token (first MAX_TOKEN_BYTES bytes), one per word start
-    (`starts`: the places of `starts_mask`).
-
-    A word runs from its start to the next start or the end of its run of word bytes. With
-    prefix sums of byte * BASE**j over a chunk of the batch, a word's polynomial is
-    (sum to its end - sum to its start) * BASE**-start: a few passes over the bytes, none
-    per byte of a word (the same values as `hashing.token_hash`; test_scan_lexer checks)."""
-    n = len(data)
-    if len(starts) == 0:
-        return np.empty(0, dtype=np.uint64)
-    last = np.empty(n, dtype=bool)
-    np.logical_or(~word_mask[1:], starts_mask[1:], out=last[:-1])
-    last[-1] = True
-    ends = np.flatnonzero(last & word_mask)
-    ends += 1
-    np.minimum(ends, starts + MAX_TOKEN_BYTES, out=ends)  # a token hashes by its first 64 bytes
-    powers, inverse = _power_tables()
-    hashes = np.empty(len(starts), dtype=np.uint64)
-    bounds = np.searchsorted(starts, np.arange(0, n + HASH_CHUNK, HASH_CHUNK))
-    with np.errstate(over="ignore"):
-        for chunk, (first, stop) in enumerate(itertools.pairwise(bounds)):
-            if first == stop:
-                continue
-            low = chunk * HASH_CHUNK  # words starting in [low, low + HASH_CHUNK)
-            high = min(n, low + HASH_CHUNK + MAX_TOKEN_BYTES)
-            prefix = np.empty(high - low + 1, dtype=np.uint64)
-            prefix[0] = 0
-            np.multiply(data[low:high], powers[: high - low], out=prefix[1:])
-            np.cumsum(prefix[1:], out=prefix[1:])
-            begin, end = starts[first:stop] - low, ends[first:stop] - low
-            hashes[first:stop] = (prefix[end] - prefix[begin]) * inverse[begin]
-    return hashes
+def _skip_blanks(raw: np.ndarray, at: np.ndarray, limit: np.ndarray, step: int) -> np.ndarray:
+    """From each place, the first non-blank byte's place going by `step` before `limit`
+    (exclusive), or -1 when only blanks lie before the limit."""
+    at = at.copy()
+    left = np.flatnonzero(at != limit)
+    done = np.full(len(at), False)
+    done[at == limit] = True
+    while len(left):
+        blank = _IS_BLANK[raw[at[left]]]
+        left = left[blank]
+        at[left] += step
+        finished = at[left] == limit[left]
+        done[left[finished]] = True
+        left = left[~finished]
+    at[done] = -1
+    return at
 
 
-def code_tokens(codes: Sequence[str]) -> TokenBatch:
-    """Token hashes of each code text (already passed through `split_code`)."""
-    data, doc_starts = _encode(codes)
-    kind = _KIND[data]
-    word = kind == 1
+def _code_batch(data: bytes, inside: np.ndarray, marks: np.ndarray,
+                doc_starts: np.ndarray) -> TokenBatch:  # fmt: skip
+    """Token hashes of the code: the bytes outside comments and literals, and a STR token
+    at each of `marks` (the first byte of a string literal that is not a statement)."""
+    kind = np.frombuffer(data.translate(_KIND), dtype=np.uint8) * ~inside
+    kind[marks] = _PUNCT_KIND
+    word = np.bitwise_and(kind, 1).view(bool)
     attribute_dot = np.zeros(len(data), dtype=bool)
-    attribute_dot[:-1] = (kind[:-1] == 3) & _ALPHA[data[1:]]
+    attribute_dot[:-1] = (kind[:-1] == _DOT_KIND) & (kind[1:] == _ALPHA_KIND)
     wordish = word | attribute_dot
     word_start = wordish.copy()
     word_start[1:] &= ~wordish[:-1]
     word_start |= attribute_dot
-    token_start = word_start | (kind >= 2) & ~attribute_dot
+    token_start = word_start | ((kind >= _PUNCT_KIND) & ~attribute_dot)
     positions = np.flatnonzero(token_start)
-
-    words = np.flatnonzero(word_start)
-    raw = _word_hashes(data, word_start, wordish, words)
-    first = data[words]
-    found = np.searchsorted(KEPT_HASHES, raw)
-    kept = KEPT_HASHES[np.minimum(found, len(KEPT_HASHES) - 1)] == raw
-    mapped = np.where(kept | (first == _DOT), raw, ID_HASH)
-    mapped[_DIGIT[first]] = NUM_HASH
-    hashes = _PUNCT_HASHES[data[positions]]
-    hashes[np.searchsorted(positions, words)] = mapped  # a word start is a token start
+    is_word = word_start[positions]
+    words = positions[is_word]
+    raw = chunk_hashes(data, words, word)
+    first = kind[words]
+    with np.errstate(over="ignore"):
+        kept = _KEPT_TABLE[(raw * _KEPT_MULTIPLIER) >> _KEPT_SHIFT] == raw
+    mapped = np.where(kept | (first == _DOT_KIND), raw, ID_HASH)
+    mapped[first == _DIGIT_KIND] = NUM_HASH
+    hashes = _PUNCT_HASHES[np.frombuffer(data, dtype=np.uint8)[positions]]
+    hashes[is_word] = mapped
+    hashes[np.searchsorted(positions, marks)] = _STR_HASH
     return _batch(hashes, positions, doc_starts)
 
 
-def word_tokens(texts: Sequence[str]) -> TokenBatch:
-    """Hashes of the lower-cased alphanumeric words of each text (for docstring prose)."""
-    data, doc_starts = _encode([text.lower() for text in texts])
-    word = _WORD[data] & (data < 128) & (data != ord("_"))
-    previous = np.zeros(len(data), dtype=bool)
-    previous[1:] = word[:-1]
-    word_start = word & ~previous
+def _word_batch(prose: np.ndarray, doc_starts: np.ndarray) -> TokenBatch:
+    """Hashes of the words of prose bytes (word bytes non-zero, see _PROSE)."""
+    word = prose != 0
+    word_start = word.copy()
+    word_start[1:] &= ~word[:-1]
     starts = np.flatnonzero(word_start)
-    return _batch(_word_hashes(data, word_start, word, starts), starts, doc_starts)
+    return _batch(chunk_hashes(prose, starts, word), starts, doc_starts)
+
+
+def word_tokens(texts: Sequence[str]) -> TokenBatch:
+    """Hashes of the lower-cased alphanumeric words of each text (a prompt's docstring)."""
+    encoded = [text.encode("utf-8", "replace") for text in texts]
+    doc_starts = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(e) + 1 for e in encoded], out=doc_starts[1:])
+    prose = (b"\n".join(encoded) + b"\n").translate(_PROSE)
+    return _word_batch(np.frombuffer(prose, dtype=np.uint8), doc_starts)
+
+
+def code_tokens(texts: Sequence[str]) -> TokenBatch:
+    """Code token hashes of each text (comments and docstrings dropped)."""
+    return lex(texts).code
 
 
 def _batch(hashes: np.ndarray, positions: np.ndarray, doc_starts: np.ndarray) -> TokenBatch:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,8 +107,37 @@ def corpus_files(corpus: Corpus) -> list[str]:
     """The files datatrove will read, relative to the corpus folder."""
     from datatrove.io import get_datafolder
 
+    if not _is_remote(corpus.folder) and corpus.glob:
+        files = _local_files(corpus.folder, corpus.glob)
+        if files is not None:
+            return files
     folder = get_datafolder(corpus.folder)
     return sorted(folder.list_files(recursive=True, glob_pattern=corpus.glob))
+
+
+def _local_files(root: str, glob: str) -> list[str] | None:
+    """`DataFolder.list_files` for a local folder without a symbolic link in it, with
+    `os.scandir` and fsspec's own glob pattern (fsspec stats every file, a large share of
+    the command's start-up on a folder of source files); None where a link is met."""
+    from fsspec.utils import glob_translate
+
+    if not any(c in glob for c in "*?["):
+        glob = f"*{glob}"  # as datatrove makes a bare suffix a pattern
+    matches = re.compile(glob_translate(glob)).match
+    files: list[str] = []
+    pending = [("", root)]
+    while pending:
+        prefix, folder = pending.pop()
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_symlink():
+                    return None
+                name = prefix + entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append((name + "/", entry.path))
+                elif matches(name):
+                    files.append(name)
+    return sorted(files)
 
 
 def check_corpus(corpus: Corpus, files: list[str] | None = None) -> None:
@@ -224,26 +254,32 @@ def strict_adapter(reader, data: dict, path: str, id_in_file):
     metadata = {k: v for k, v in data.items() if k not in (reader.text_key, reader.id_key)}
     return {
         "text": data[reader.text_key] or "",
-        "id": str(data.get(reader.id_key, f"{path}/{id_in_file}")),
+        "id": str(data[reader.id_key]) if reader.id_key in data else f"{path}/{id_in_file}",
         "metadata": metadata,
     }
 
 
-def build_reader(corpus: Corpus, limit: int = -1, paths_file: str | None = None):
+def build_reader(corpus: Corpus, limit: int = -1, paths_file: str | None = None,
+                 pieces: list | None = None):  # fmt: skip
     """The datatrove reader for a corpus (imports datatrove). `paths_file` lists the corpus's
-    files, one a line (`write_paths_file`), so that no rank lists the folder again."""
+    files, one a line (`write_paths_file`), so that no rank lists the folder again; `pieces`
+    (JSONL and Parquet) gives each rank its piece of a file instead (pieces.py)."""
     common = {"text_key": corpus.text_field, "id_key": corpus.id_field, "limit": limit,
               "paths_file": paths_file}  # fmt: skip
     if corpus.format == "jsonl":
         from .trove import CheckedJsonlReader
 
-        return CheckedJsonlReader(corpus.folder, glob_pattern=corpus.glob, adapter=strict_adapter,
-                                  **common)  # fmt: skip
+        reader = CheckedJsonlReader(corpus.folder, glob_pattern=corpus.glob,
+                                    adapter=strict_adapter, **common)  # fmt: skip
+        reader.pieces = pieces
+        return reader
     if corpus.format == "parquet":
         from .trove import CheckedParquetReader
 
-        return CheckedParquetReader(corpus.folder, glob_pattern=corpus.glob,
-                                    adapter=strict_adapter, **common)  # fmt: skip
+        reader = CheckedParquetReader(corpus.folder, glob_pattern=corpus.glob,
+                                      adapter=strict_adapter, **common)  # fmt: skip
+        reader.pieces = pieces
+        return reader
     if corpus.format == "hf":
         from datatrove.pipeline.readers import HuggingFaceDatasetReader
 
@@ -254,6 +290,14 @@ def build_reader(corpus: Corpus, limit: int = -1, paths_file: str | None = None)
 
     return SourceFilesReader(corpus.folder, glob_pattern=corpus.glob, limit=limit,
                              paths_file=paths_file)  # fmt: skip
+
+
+def file_sizes(corpus: Corpus, files: list[str]) -> list[int]:
+    """Each file's size in bytes (a few files: this is for cutting them into pieces)."""
+    from datatrove.io import get_datafolder
+
+    folder = get_datafolder(corpus.folder)
+    return [int(folder.size(name)) for name in files]
 
 
 def write_paths_file(output, name: str, files: list[str] | None) -> bool:

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from ..benchmarks.registry import DEFAULT_BENCHMARK
 from .errors import ScanError
 from .executors import ExecutorSettings, build_executor, default_workers
+from .pieces import plan_pieces, ranks_it_feeds, splits_files
 from .readers import Corpus, CorpusSettings, resolve_and_list, write_paths_file
 from .summary import merge_ranks
 
@@ -66,14 +67,16 @@ def choose_tasks(
     corpora: list[Corpus], settings: ExecutorSettings, listings: list[list[str] | None]
 ) -> int:
     """Ranks: the explicit --tasks, else four per worker (for balance and fine-grained resume)
-    but never more than there are files to share out."""
+    but never more than the corpora can keep busy (a file of source files is one document;
+    JSONL and Parquet files are cut into pieces, compressed JSONL into no more pieces than
+    there are workers, see pieces.py)."""
     if settings.tasks:
         return settings.tasks
     workers = settings.workers or default_workers()
-    files = sum(1 if files is None else len(files) for files in listings)
-    if any(c.format == "hf" for c in corpora):
-        files = max(files, 4 * workers)
-    return max(1, min(files, 4 * workers))
+    most = 4 * workers
+    fed = sum(ranks_it_feeds(c.format, files, workers, most)
+              for c, files in zip(corpora, listings, strict=True))  # fmt: skip
+    return max(1, min(fed, most))
 
 
 def run_scan(settings: ScanSettings, progress: Progress | None = None) -> dict:
@@ -81,6 +84,7 @@ def run_scan(settings: ScanSettings, progress: Progress | None = None) -> dict:
     from datatrove.io import get_datafolder
 
     from .index import benchmark_index
+    from .readers import build_reader, file_sizes
     from .steps import ScanStep
 
     resolved = [resolve_and_list(c) for c in settings.corpora]
@@ -88,19 +92,22 @@ def run_scan(settings: ScanSettings, progress: Progress | None = None) -> dict:
     listings = [files for _, files in resolved]
     tasks = choose_tasks(corpora, settings.executor, listings)
     output = get_datafolder(settings.output)
-    identity = _identity(settings, corpora, tasks)
+    plans = [
+        plan_pieces(files, file_sizes(corpus, files), tasks)
+        if files and splits_files(corpus.format) and len(files) < tasks else None
+        for corpus, files in resolved
+    ]  # fmt: skip
+    identity = _identity(settings, corpora, tasks, plans)
     _claim_output(output, identity)
     group_field = settings.group_field or (
         "repository" if all(c.format == "files" for c in corpora) else None
     )
-    from .readers import build_reader
-
     pipeline = []
-    for number, (corpus, files) in enumerate(resolved):
+    for number, ((corpus, files), pieces) in enumerate(zip(resolved, plans, strict=True)):
         name = f"paths/{number:03d}.txt"
-        listed = write_paths_file(output, name, files)
+        listed = pieces is None and write_paths_file(output, name, files)
         paths_file = _join(settings.output, name) if listed else None
-        pipeline.append(build_reader(corpus, settings.limit, paths_file))
+        pipeline.append(build_reader(corpus, settings.limit, paths_file, pieces))
     pipeline.append(ScanStep(settings.output, settings.benchmark, group_field))
     benchmark_index(settings.benchmark)  # built here once; forked local workers inherit it
     executor = build_executor(pipeline, settings.executor, _join(settings.output, "datatrove"),
@@ -142,10 +149,13 @@ def _join(base: str, name: str) -> str:
     return f"{base.rstrip('/')}/{name}"
 
 
-def _identity(settings: ScanSettings, corpora: list[Corpus], tasks: int) -> dict:
-    return {"corpora": [asdict(c) for c in corpora], "benchmark": settings.benchmark,
-            "group_field": settings.group_field, "limit": settings.limit,
-            "ranks": tasks}  # fmt: skip
+def _identity(settings: ScanSettings, corpora: list[Corpus], tasks: int, plans: list) -> dict:
+    identity = {"corpora": [asdict(c) for c in corpora], "benchmark": settings.benchmark,
+                "group_field": settings.group_field, "limit": settings.limit,
+                "ranks": tasks}  # fmt: skip
+    if any(plans):  # files cut into pieces: a resume must cut them the same way
+        identity["pieces"] = [[list(p) for p in plan] if plan else None for plan in plans]
+    return identity
 
 
 def _claim_output(output, identity: dict) -> None:

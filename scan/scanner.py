@@ -6,10 +6,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .index import CODE_NGRAM, WORD_NGRAM, BenchmarkIndex, Candidate, IndexedTask
-from .lexer import CodeText, code_tokens, split_code, word_tokens
+from .lexer import LexedBatch, lex
 from .results import Match
 from .verify import (
     EVIDENCE_FRACTION,
+    TYPE_RANK,
     PreparedDocument,
     best_alignment,
     literal_agreement,
@@ -51,61 +52,80 @@ class DocumentScanner:
     def __init__(self, index: BenchmarkIndex):
         self.index = index
         self.code_sizes = index.code_sizes
+        self.code_widths = index.code_widths
         self.prompt_sizes = index.prompt_sizes
         self.counts = ScanCounts()
 
     def scan(self, documents: Sequence[Document]) -> list[Match]:
         if not documents:
             return []
-        texts = [split_code(doc.text) for doc in documents]
+        batch = lex([doc.text for doc in documents])
         self.counts.documents += len(documents)
         self.counts.characters += sum(len(doc.text) for doc in documents)
-        code = code_tokens([t.code for t in texts])
-        grams, owners, places = code.ngrams(CODE_NGRAM)
-        solution = self.index.candidates(self.index.code, grams, owners, places, self.code_sizes)
-        prose = word_tokens(["\n".join(t.prose) for t in texts])
-        grams, owners, places = prose.ngrams(WORD_NGRAM)
+        grams, owners, places = batch.code.ngrams(CODE_NGRAM)
+        solution = self.index.candidates(self.index.code, grams, owners, places, self.code_sizes,
+                                         self.code_widths)  # fmt: skip
+        grams, owners, places = batch.prose.ngrams(WORD_NGRAM)
         prompt = self.index.candidates(self.index.prose, grams, owners, places, self.prompt_sizes)
-        regions: dict[tuple[int, int], tuple[int, int] | None] = {}
+        regions: dict[tuple[int, int], list[tuple[int, int] | None]] = {}
         for c in solution:
-            regions[(c.document, c.task)] = self._region(
-                documents[c.document].text, texts[c.document], code.offsets, c
-            )
+            region = self._region(batch, documents[c.document].text, c)
+            regions.setdefault((c.document, c.task), []).append(region)
         for c in prompt:
-            regions[(c.document, c.task)] = None  # the whole document
+            regions[(c.document, c.task)] = [None]  # the whole document
         matches = []
         prepared: dict[tuple[int, tuple[int, int] | None], PreparedDocument] = {}
         solution_pairs = {(c.document, c.task) for c in solution}
         prompt_pairs = {(c.document, c.task) for c in prompt}
-        for (doc_index, task_index), region in sorted(regions.items(), key=_order):
+        for (doc_index, task_index), places in sorted(regions.items()):
             doc = documents[doc_index]
-            key = (doc_index, region)
-            if key not in prepared:
-                prepared[key] = PreparedDocument(doc.text, region)
             kinds = {name for name, pairs in (("solution", solution_pairs),
                      ("prompt", prompt_pairs)) if (doc_index, task_index) in pairs}  # fmt: skip
-            self.counts.candidates += 1
-            match = verify_candidate(self.index.tasks[task_index], doc, prepared[key], kinds)
-            if match is not None:
-                matches.append(match)
+            found = []
+            for region in _merged(places):
+                key = (doc_index, region)
+                if key not in prepared:
+                    prepared[key] = PreparedDocument(doc.text, region)
+                self.counts.candidates += 1
+                match = verify_candidate(self.index.tasks[task_index], doc, prepared[key], kinds)
+                if match is not None:
+                    found.append(match)
+            if found:
+                matches.append(min(found, key=_best_first))
         self.counts.matches += len(matches)
         return matches
 
-    def _region(self, text: str, code: CodeText, offsets, candidate: Candidate):
+    def _region(self, batch: LexedBatch, text: str, candidate: Candidate):
         """Characters of the document worth tokenizing for this candidate (None: all)."""
-        if not text.isascii() or len(text) < REGION_MARGIN * 4:
+        if len(text) < REGION_MARGIN * 4:
             return None
         task = self.index.tasks[candidate.task]
         margin = max(REGION_MARGIN, 3 * task.fragment_characters)
+        offsets, doc = batch.code.offsets, candidate.document
         last_token = min(candidate.last + CODE_NGRAM - 1, len(offsets) - 1)
-        start = code.original_offset(int(offsets[candidate.first]))
-        stop = code.original_offset(int(offsets[last_token]))
-        return code.safe_start(max(0, start - margin)), min(len(text), stop + margin)
+        start = batch.code_start(doc, max(0, int(offsets[candidate.first]) - margin))
+        size = int(batch.doc_starts[doc + 1] - batch.doc_starts[doc]) - 1
+        stop = min(size, int(offsets[last_token]) + margin)
+        return batch.character_offset(doc, text, start), batch.character_offset(doc, text, stop)
 
 
-def _order(item):
-    (doc, task), region = item
-    return doc, region or (-1, -1), task
+def _merged(regions: list[tuple[int, int] | None]) -> list[tuple[int, int] | None]:
+    """The regions with overlapping ones joined (None, the whole document, takes all)."""
+    if None in regions:
+        return [None]
+    joined: list[tuple[int, int]] = []
+    for start, stop in sorted(regions):  # type: ignore[arg-type]
+        if joined and start <= joined[-1][1]:
+            joined[-1] = (joined[-1][0], max(stop, joined[-1][1]))
+        else:
+            joined.append((start, stop))
+    return joined  # type: ignore[return-value]
+
+
+def _best_first(match: Match):
+    """A task's matches in one document's several regions, best first: the closer clone
+    type, then the more similar, then the earlier."""
+    return TYPE_RANK[match.clone_type], -match.similarity, match.span
 
 
 def verify_candidate(

@@ -7,9 +7,11 @@ scan command (the CLI starts without it).
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import resource
+import sys
 import time
 
 from datatrove.data import Document as TroveDocument
@@ -32,6 +34,26 @@ BATCH_CHARACTERS = 1_000_000
 PROGRESS_SECONDS = 1.0
 
 
+MMAP_THRESHOLD = 64 << 20
+TRIM_THRESHOLD = 128 << 20
+
+
+def keep_freed_memory() -> None:
+    """Have glibc's malloc serve the lexer's arrays (a few MB each, made and freed for every
+    batch) from memory the process keeps, instead of mapping fresh pages for each one and
+    returning them: measured, 144,000 page faults and 0.3-0.4 s of system time per 40 MB
+    scanned fall to 7,000 and 0.02 s, at the same peak memory. Nothing elsewhere (another
+    C library, or not Linux)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, MMAP_THRESHOLD)  # M_MMAP_THRESHOLD
+        libc.mallopt(-1, TRIM_THRESHOLD)  # M_TRIM_THRESHOLD
+    except (OSError, AttributeError):
+        return
+
+
 class ScanStep(PipelineStep):
     """Finds the benchmark's canonical solutions and prompts in the documents of one rank and
     writes the rank's matches (`matches/RANK.jsonl`) and tallies (`tallies/RANK.json`)."""
@@ -47,6 +69,7 @@ class ScanStep(PipelineStep):
         self.group_field = group_field
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
+        keep_freed_memory()
         folder = get_datafolder(self.output)
         scanner = DocumentScanner(benchmark_index(self.benchmark))
         short = frozenset(t.task_id for t in scanner.index.tasks if len(t.body) < MIN_BODY_TOKENS)
@@ -131,12 +154,19 @@ class SourceFilesReader(BaseDiskReader):
                 "permissions or leave it out with --glob"
             ) from error
         text = raw.decode("utf-8", errors="replace")
+        if not text:
+            return  # as datatrove skips a document without text
         parts = filepath.split("/")
-        record = {"text": text, "id": filepath,
-                  "repository": parts[0] if len(parts) > 1 else ""}  # fmt: skip
-        document = self.get_document_from_dict(record, filepath, 0)
-        if document is not None:
-            yield document
+        metadata = {"repository": parts[0] if len(parts) > 1 else ""}
+        if self.add_file_path:
+            metadata["file_path"] = self._full_path(filepath)
+        yield TroveDocument(text=text, id=filepath, metadata=metadata)
+
+    def _full_path(self, filepath: str) -> str:
+        """datatrove's `file_path` metadata, without a trip through fsspec for a local one."""
+        if isinstance(self.data_folder.fs, LocalFileSystem):
+            return os.path.join(self.data_folder.path, filepath)
+        return self.data_folder.resolve_paths(filepath)
 
     def _read_bytes(self, filepath: str) -> bytes:
         if isinstance(self.data_folder.fs, LocalFileSystem):

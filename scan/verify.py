@@ -154,10 +154,11 @@ def align(canonical: Sequence[Token], document: PreparedDocument) -> Alignment |
 
 
 def _best_first(alignment: Alignment):
-    return (_TYPE_RANK[alignment.clone_type], -alignment.similarity, alignment.span_size)
+    return (TYPE_RANK[alignment.clone_type], -alignment.similarity, alignment.span_size)
 
 
-_TYPE_RANK = {"1": 0, "2": 1, "3": 2, None: 3}
+TYPE_RANK = {"1": 0, "2": 1, "3": 2, None: 3}
+"""Clone types, closest first."""
 
 
 def _equal_blocks(a: list[int], b: list[int]) -> list:
@@ -216,7 +217,7 @@ def best_alignment(
     ]
     if not found:
         return None
-    return min(found, key=lambda a: (_TYPE_RANK[a.clone_type], -a.similarity, -a.canonical_size))
+    return min(found, key=lambda a: (TYPE_RANK[a.clone_type], -a.similarity, -a.canonical_size))
 
 
 LITERAL_KINDS = ("int", "float", "string")

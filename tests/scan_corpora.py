@@ -37,16 +37,23 @@ def host_documents(count: int = 24) -> list[Doc]:
 def planted_corpus(count: int = 24, per_kind: int = 3) -> tuple[list[Doc], set[tuple]]:
     """Host documents, the first 3 x per_kind of them with a canonical planted; and the
     (document, task_id, kind) of each plant."""
+    docs, codes = planted_corpus_with_code(count, per_kind)
+    return docs, set(codes)
+
+
+def planted_corpus_with_code(count: int = 24, per_kind: int = 3) -> tuple[list[Doc], dict]:
+    """`planted_corpus`, with the code planted for each (document, task_id, kind)."""
     benchmark = load_humaneval()
     docs = host_documents(count)
-    plants = set()
+    codes = {}
     for n in range(per_kind * len(KINDS)):
         kind = KINDS[n % len(KINDS)]
         task = benchmark.get(PLANTED_TASKS[n % len(PLANTED_TASKS)])
         doc = docs[n]
-        docs[n] = Doc(doc.id, plant_into(doc.text, planted_code(task, kind, n), n), doc.repo)
-        plants.add((doc.id, task.task_id, kind))
-    return docs, plants
+        code = planted_code(task, kind, n)
+        docs[n] = Doc(doc.id, plant_into(doc.text, code, n), doc.repo)
+        codes[(doc.id, task.task_id, kind)] = code
+    return docs, codes
 
 
 def write_files(folder: Path, docs: list[Doc]) -> Path:

@@ -9,14 +9,23 @@ import subprocess
 import sys
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cloneprobe.scan.hashing import constant_hash, ngram_hashes, token_hash
-from cloneprobe.scan.lexer import ID_HASH, code_tokens, split_code, word_tokens
+from cloneprobe.scan.lexer import (
+    ID_HASH,
+    KEPT_HASHES,
+    STRINGS_AND_COMMENTS,
+    code_tokens,
+    lex,
+    word_tokens,
+)
 from cloneprobe.scan.tokens import tokenize
 
 
 def hashes(source: str) -> list[int]:
-    return code_tokens([split_code(source).code]).document(0).tolist()
+    return code_tokens([source]).document(0).tolist()
 
 
 def test_a_hash_inside_a_string_is_not_a_comment():
@@ -64,7 +73,7 @@ def test_binary_and_minified_junk_tokenize_without_error():
     rng = random.Random(7)
     junk = bytes(rng.randrange(256) for _ in range(20000)).decode("utf-8", "replace")
     minified = "function(a){return a.b?c:d}" * 2000 + '"unterminated \'\'\' """'
-    batch = code_tokens([split_code(junk).code, split_code(minified).code, ""])
+    batch = code_tokens([junk, minified, ""])
     assert len(batch.document(0)) > 0 and len(batch.document(2)) == 0
     assert tokenize(junk) and tokenize(minified)
 
@@ -93,16 +102,55 @@ def test_ngram_hashes_are_stable_across_processes():
     assert here.dtype == np.uint64
 
 
-def test_batched_word_hashes_are_each_words_own_byte_polynomial():
-    # the batch hashes words with prefix sums over all its bytes; each must still be the
-    # word's own polynomial, wherever it lies in the batch, cut at 64 bytes, UTF-8 included
-    words = ["abc", "x" * 100, "y" * 64, "z"]
-    straddling = "q " * 524_270 + "a" * 100  # a word across the 1 MiB chunks the hash works in
-    batch = word_tokens([straddling, " ".join(words)])
+def test_batched_word_hashes_are_each_words_own_chunk_polynomial():
+    # the batch hashes every word with a few vector steps over 8-byte loads; each must still
+    # be the word's own polynomial wherever it lies, cut at 64 bytes, UTF-8 included, also
+    # at the very end of the batch (where the loads run past the data)
+    words = ["abc", "x" * 100, "y" * 64, "abcdefgh", "abcdefghi", "z"]
+    batch = word_tokens(["q " * 1000 + "a" * 100, " ".join(words)])
     assert batch.document(0)[-1] == token_hash(b"a" * 64)
     expected = [token_hash(w.encode()) for w in words]
     assert batch.document(1).tolist() == expected
     assert expected[1] == token_hash(b"x" * 64) != token_hash(b"x" * 63)
+    assert len(set(expected)) == len(expected)
     attributes = [".\u00f1and\u00fa", "." + "w" * 80]  # attribute names keep their identity
     code = code_tokens(["pass\n" * 3000, "a" + "".join(attributes)])
     assert code.document(1).tolist() == [ID_HASH] + [token_hash(a.encode()) for a in attributes]
+
+
+def test_every_kept_name_is_kept_and_no_other_name_is():
+    names = ["len", "isinstance", "NotImplementedError", "self", "lambda", "match", "print"]
+    others = ["lens", "isinstanc", "NotImplementedErrorX", "selfie", "x", "value_of_it"]
+    tokens = code_tokens([" ".join(names), " ".join(others)])
+    assert tokens.document(0).tolist() == [token_hash(n.encode()) for n in names]
+    assert set(tokens.document(0).tolist()) <= set(KEPT_HASHES.tolist())
+    assert tokens.document(1).tolist() == [int(ID_HASH)] * len(others)
+
+
+PIECES = st.sampled_from(['"', "'", '"""', "'''", "#", "\\", "\n", " ", "x = ", "a", "; ",
+                          'r"', "\\'", '\\"', "b" * 9])  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(PIECES, max_size=40).map("".join), min_size=1, max_size=4))
+def test_comments_and_literals_are_where_the_pattern_finds_them_in_the_whole_text(texts):
+    # the lexer runs the pattern on runs of bytes collapsed to one; the pieces must be the
+    # ones the pattern finds in each whole text
+    batch = lex(texts)
+    found = []
+    for number, text in enumerate(texts):
+        place = int(batch.doc_starts[number])
+        for index, piece in enumerate(STRINGS_AND_COMMENTS.split(text.encode())):
+            if index % 2 and piece:
+                found.append((place, place + len(piece)))
+            place += len(piece)
+    spans = zip(batch.literal_starts.tolist(), batch.literal_ends.tolist(), strict=True)
+    assert list(spans) == found
+
+
+def test_a_string_alone_on_its_line_is_a_docstring_and_dropped():
+    assert hashes('x = 1\n  "doc"  # c\ny = 2\n') == hashes("x = 1\ny = 2\n")
+    assert hashes('x = 1 ; "doc" ; y = 2\n') == hashes("x = 1 ; ; y = 2\n")
+    assert hashes('x = "s"\n') != hashes("x = \n")
+    assert hashes('f(\n  "arg")\n') != hashes("f(\n  )\n")  # after a bracket: an argument
+    assert hashes('"a" "b"\nx\n') == hashes("x\n")  # adjacent literals on a line of their own

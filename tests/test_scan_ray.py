@@ -11,10 +11,11 @@ from cloneprobe.scan.runner import ScanSettings, run_scan
 
 
 @pytest.mark.slow
-def test_ray_executor_finds_what_the_local_one_finds(tmp_path):
+@pytest.mark.parametrize("shards", [3, 1], ids=["a file per rank", "one file cut in pieces"])
+def test_ray_executor_finds_what_the_local_one_finds(tmp_path, shards):
     ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'cloneprobe[ray]')")
     docs, plants = planted_corpus(count=12, per_kind=2)
-    corpus = (CorpusSettings(str(write_jsonl(tmp_path / "corpus", docs, shards=3))),)
+    corpus = (CorpusSettings(str(write_jsonl(tmp_path / "corpus", docs, shards=shards))),)
 
     def scan(kind: str, output: str) -> dict:
         executor = ExecutorSettings(kind=kind, workers=2, tasks=3)

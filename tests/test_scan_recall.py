@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from scan_corpora import planted_corpus
+from scan_corpora import planted_corpus_with_code
 
-from cloneprobe.benchmarks import load_humaneval
+from cloneprobe.benchmarks import canonical_source, load_humaneval
 from cloneprobe.scan.idioms import RankCollector, judge
 from cloneprobe.scan.index import build_index
 from cloneprobe.scan.planting import renamed
@@ -21,14 +21,15 @@ def index():
 
 @pytest.fixture(scope="module")
 def scanned(index):
-    docs, plants = planted_corpus()
+    docs, codes = planted_corpus_with_code()
     scanner = DocumentScanner(index)
     matches = scanner.scan([Document(d.id, d.text, d.repo) for d in docs])
-    return docs, plants, matches
+    return docs, codes, matches
 
 
 def test_every_planted_kind_is_found_with_its_clone_type(scanned):
-    _, plants, matches = scanned
+    _, codes, matches = scanned
+    plants = set(codes)
     by_key = {(m.document, m.task_id): m for m in matches}
     for document, task_id, kind in plants:
         match = by_key.get((document, task_id))
@@ -41,18 +42,27 @@ def test_every_planted_kind_is_found_with_its_clone_type(scanned):
         assert match.matched == "solution"
 
 
-def test_span_covers_the_planted_function(scanned):
-    docs, plants, matches = scanned
+def test_span_is_the_planted_function_to_its_last_character(scanned):
+    docs, codes, matches = scanned
     texts = {d.id: d.text for d in docs}
-    for match in matches:
-        if any((match.document, match.task_id) == (p[0], p[1]) for p in plants):
-            text = texts[match.document][match.span[0] : match.span[1]]
-            assert (text.startswith("def ") and text.rstrip().endswith((")", "]", "}"))) or text
+    by_key = {(m.document, m.task_id): m for m in matches}
+    for (document, task_id, kind), code in codes.items():
+        match = by_key[(document, task_id)]
+        start = texts[document].index(code)
+        stop = start + len(code.rstrip())
+        text = texts[document][match.span[0] : match.span[1]]
+        if match.signature:  # from `def` to the body's last token
+            assert match.span == (start, stop) and text.startswith("def "), (kind, match)
+        else:  # the body alone (a line went in before it): its first line to the end
+            source = canonical_source(load_humaneval().get(task_id))
+            first_line = source[source.index(":\n") + 2 :].lstrip().splitlines()[0]
+            body_start = texts[document].index(first_line, start)
+            assert match.span == (body_start, stop) and body_start > start, (kind, match)
 
 
 def test_unplanted_real_files_give_no_copy(scanned, index):
-    _, plants, matches = scanned
-    planted = {p[0] for p in plants}  # HumanEval/59's canonical holds HumanEval/31's
+    _, codes, matches = scanned
+    planted = {p[0] for p in codes}  # HumanEval/59's canonical holds HumanEval/31's
     collector = RankCollector()
     for match in matches:
         collector.add(match)
