@@ -14,7 +14,7 @@ from .fragment import LAYOUTS, Fragment, Layout, Line
 from .languages.base import LanguageSpec
 from .pretty import pretty_print_file, pretty_print_node
 from .source import SourceFile, normalize_newlines
-from .source_layout import StatementMemo, print_source_lines
+from .source_layout import print_source_lines
 
 Granularity = Literal["functions", "files"]
 FILE_MEMO_LIMIT = 50_000
@@ -28,9 +28,9 @@ class FragmentExtractor:
 
     `layout` is the profile's (`profile.layout`): `statements` for the default profile,
     `source` for nicad; a profile refuses fragments printed in another layout.
-    `memo`: parse each distinct program once and print each distinct statement once (the
-    fragments are the same with it or without; a program seen again gets fresh Fragment
-    objects named after its file, since fragments compare by identity).
+    `memo`: parse each distinct program once (the fragments are the same with it or without;
+    a program seen again gets fresh Fragment objects named after its file, since fragments
+    compare by identity).
     """
 
     def __init__(
@@ -45,7 +45,6 @@ class FragmentExtractor:
         language = tree_sitter.Language(spec.load_language())
         pattern = " ".join(f"({kind}) @fragment" for kind in sorted(spec.function_types))
         self.query_cursor = tree_sitter.QueryCursor(tree_sitter.Query(language, pattern))
-        self.statements: StatementMemo | None = {} if memo else None
         self.programs: dict[tuple, tuple] | None = {} if memo else None
 
     def remembered(self, source: SourceFile, key: tuple, extract):
@@ -110,8 +109,8 @@ class FragmentExtractor:
     def function_fragment(
         self, source: SourceFile, node: tree_sitter.Node, data: bytes | None = None
     ) -> Fragment | None:
-        """The fragment of function `node`; `data`: the bytes it was parsed from (lets the
-        printer reuse statements it printed before)."""
+        """The fragment of function `node`; `data`: the bytes it was parsed from (the printer
+        slices token texts from them)."""
         body = node.child_by_field_name("body")
         if body is None or body.type not in self.spec.block_types:
             return None  # abstract and interface methods: no body, no fragment
@@ -158,9 +157,7 @@ class FragmentExtractor:
         data: bytes | None = None,
     ) -> tuple[tuple[Line, ...], int]:
         if self.source_rules is not None:
-            return print_source_lines(
-                self.spec, self.source_rules, node, whole_file, tail, data, self.statements
-            )
+            return print_source_lines(self.spec, self.source_rules, node, whole_file, tail, data)
         if whole_file:
             return pretty_print_file(self.spec, node), 0
         return pretty_print_node(self.spec, node)

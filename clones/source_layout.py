@@ -13,37 +13,12 @@ Tokens are separated by single spaces when rendered, as everywhere else.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Iterator, Sequence
 
 import tree_sitter
 
 from .fragment import Line, Token
 from .languages.base import LanguageSpec, SourceLineRules
-
-
-class PrintedStatement(NamedTuple):
-    """What one statement of a block prints, whatever stands before it: the tokens before its
-    first line break (they join the line the statement starts on), its complete lines, the
-    tokens still open at its end, and the printer's state after it (rows relative to the
-    statement's first row)."""
-
-    head: tuple[Token, ...]
-    broken: bool
-    """A line break follows the head: `lines` and `open` come after it."""
-    lines: tuple[Line, ...]
-    open: tuple[Token, ...]
-    previous_type: str | None
-    end_row: int
-    continued: bool
-    depth: int
-
-
-StatementMemo = dict[tuple[int, bytes], PrintedStatement]
-"""Printed statements by (node kind, source bytes): in an error-free tree a statement's text
-decides its tokens and their relative rows, so a statement seen before is not walked again."""
-MEMO_LIMIT = 200_000
-"""Statements a memo keeps before it starts afresh (bounds the memory of a long scan)."""
 
 
 class _SourcePrinter:
@@ -53,9 +28,8 @@ class _SourcePrinter:
         self,
         spec: LanguageSpec,
         rules: SourceLineRules,
-        root: tree_sitter.Node | None,
+        root: tree_sitter.Node,
         source: bytes | None = None,
-        memo: StatementMemo | None = None,
     ) -> None:
         self.spec = spec
         self.rules = rules
@@ -65,68 +39,102 @@ class _SourcePrinter:
         self.previous_type: str | None = None
         self.previous_row = -1
         self.continued = False
-        self.body_byte = _body_start_byte(root) if root is not None else 0
+        self.body_byte = _body_start_byte(root)
         self.body_start: int | None = None
         self.skipped: set[tuple[int, int]] = set()
         self.token_kinds = spec.token_kinds
         self.source = source
-        """The bytes the tree was parsed from (token texts are sliced from them)."""
-        self.memo = memo if source is not None else None
+        """The bytes the tree was parsed from (token texts are sliced from them; without
+        them, each node's own text)."""
 
-    def walk(self, node: tree_sitter.Node, node_type: str | None = None) -> None:
-        spec = self.spec
-        node_type = node_type or node.type
-        if node_type in self.rules.docstring_holders:
+    def walk(self, node: tree_sitter.Node) -> None:
+        """Prints the tokens of `node`'s subtree."""
+        if node.type in self.rules.docstring_holders:
             self.skip_docstring(self.docstring_of(node))
-        skipped, continuations = self.skipped, self.rules.continuation_types
-        comments, atomic = spec.comment_types, spec.atomic_types
-        by_memo = self.memo is not None and node_type in spec.block_types
-        for child in node.children:
-            kind = child.type
-            if kind in continuations:
-                self.continued = True
-            elif kind in comments:
-                continue
-            elif kind in atomic or child.child_count == 0:
-                self.token(child, kind)
-            elif not skipped or (child.start_byte, child.end_byte) not in skipped:
-                if by_memo and kind != "ERROR":
-                    self.statement(child)
-                else:
-                    self.walk(child, kind)
+        self.run(iter(node.children))
 
-    def statement(self, node: tree_sitter.Node) -> None:
-        """A block's statement, printed from the memo when the same text was printed before
-        (only at bracket depth 0 and inside the body, where its output depends on nothing
-        before it but the line break before its first token)."""
-        start = node.start_byte
-        if self.depth or start < self.body_byte:
-            self.walk(node)
-            return
-        key = (node.kind_id, self.source[start : node.end_byte])  # type: ignore[index]
-        printed = self.memo.get(key)  # type: ignore[union-attr]
-        if printed is None:
-            printed = _print_statement(self.spec, self.rules, node, self.source, self.memo)
-            if len(self.memo) >= MEMO_LIMIT:  # type: ignore[arg-type]
-                self.memo.clear()  # type: ignore[union-attr]
-            self.memo[key] = printed  # type: ignore[index]
-        if not printed.head:  # prints nothing on its first row: walked as it is
-            self.walk(node)
-            return
-        row = node.start_point.row
-        if row > self.previous_row and self.previous_type is not None and not self.continued:
-            self.flush()
-        if self.body_start is None:
-            self.body_start = len(self.lines)
-        self.line += printed.head
-        if printed.broken:
-            self.flush()
-            self.lines += printed.lines
-            self.line = list(printed.open)
-        self.previous_type = printed.previous_type
-        self.previous_row = row + printed.end_row
-        self.continued = printed.continued
-        self.depth = printed.depth
+    def run(self, nodes: Iterator[tree_sitter.Node]) -> None:
+        """Prints `nodes` and their subtrees, in order: one loop over the tree with the
+        printer's state in local variables (a method call per node costs more than the rule
+        it applies). A leaf (or atomic node) is a token; a line break is kept before a token
+        on a later row than the previous one, unless a continuation or, inside brackets, the
+        grammar joins them (`joined`)."""
+        spec, rules = self.spec, self.rules
+        continuations, comments, atomic = (
+            rules.continuation_types, spec.comment_types, spec.atomic_types)  # fmt: skip
+        holders, keywords, token_kinds = rules.docstring_holders, rules.keywords, self.token_kinds
+        openers, closers = rules.openers, rules.closers
+        joined_before, joined_after = rules.joined_before, rules.joined_after
+        skipped, source, body_byte = self.skipped, self.source, self.body_byte
+        lines, line, depth = self.lines, self.line, self.depth
+        previous_type, previous_row = self.previous_type, self.previous_row
+        continued, body_start = self.continued, self.body_start
+        stack = [nodes]
+        while stack:
+            for child in stack[-1]:
+                kind = child.type
+                if kind in continuations:
+                    continued = True
+                    continue
+                if kind in comments:
+                    continue
+                if kind not in atomic and child.child_count:
+                    if skipped and (child.start_byte, child.end_byte) in skipped:
+                        continue
+                    if kind in holders:
+                        self.skip_docstring(self.docstring_of(child))
+                    stack.append(iter(child.children))
+                    break  # descend; this level resumes when the child's is done
+                start = child.start_byte
+                text = source[start : child.end_byte] if source is not None else child.text
+                if not text:  # MISSING nodes inserted by error recovery have no text
+                    continue
+                row = child.start_point.row
+                if (
+                    line
+                    and row > previous_row
+                    and previous_type is not None
+                    and not continued
+                    and not (depth > 0 and (previous_type in joined_after or (
+                        kind in joined_before and previous_type not in openers
+                        and previous_type != ",")))
+                ):  # fmt: skip
+                    lines.append(tuple(line))
+                    line = []
+                continued = False
+                token_kind = token_kinds.get(kind, "other")
+                word = text.decode("utf-8", "replace")
+                if token_kind == "id" and word in keywords:
+                    token_kind = "other"
+                if body_start is None and start >= body_byte:
+                    body_start = len(lines)
+                if token_kind == "str" and "\n" in word:
+                    # a string spanning several source rows: NiCad prints its raw text, so
+                    # each row is a line (blank rows, like blank lines, are not). Its first
+                    # row stays on the current line; the tokens after it on its last row join
+                    # the last row's line. The rows are `str_row` tokens, which renaming
+                    # folds back into one `"x"` (normalize.py).
+                    first, *rest = word.split("\n")
+                    line.append(("str", first.strip()))
+                    for string_row in rest:
+                        if string_row.strip():
+                            if line:
+                                lines.append(tuple(line))
+                            line = [("str_row", string_row.strip())]
+                else:
+                    line.append((token_kind, word))
+                if kind in openers:
+                    depth += 1
+                elif kind in closers and depth > 0:
+                    depth -= 1
+                previous_type = kind
+                # only a multi-line string ends on a later row than it starts
+                previous_row = row + text.count(b"\n") if b"\n" in text else row
+            else:
+                stack.pop()
+        self.line, self.depth = line, depth
+        self.previous_type, self.previous_row = previous_type, previous_row
+        self.continued, self.body_start = continued, body_start
 
     def skip_docstring(self, statement: tree_sitter.Node | None) -> None:
         if statement is not None:
@@ -146,95 +154,10 @@ class _SourcePrinter:
         header_row = colon.end_point.row if colon is not None else holder.start_point.row
         return statements[0] if statements[0].start_point.row > header_row else None
 
-    def token(self, node: tree_sitter.Node, kind: str | None = None) -> None:
-        start = node.start_byte
-        source = self.source
-        text = source[start : node.end_byte] if source is not None else node.text
-        if not text:  # MISSING nodes inserted by error recovery have no text
-            return
-        kind = kind or node.type
-        rules = self.rules
-        row = node.start_point.row
-        if (
-            row > self.previous_row
-            and self.previous_type is not None
-            and not (self.continued or (self.depth > 0 and self.joined(kind)))
-        ):
-            self.flush()
-        self.continued = False
-        token_kind = self.token_kinds.get(kind, "other")
-        word = text.decode("utf-8", "replace")
-        if token_kind == "id" and word in rules.keywords:
-            token_kind = "other"
-        if self.body_start is None and start >= self.body_byte:
-            self.body_start = len(self.lines)
-        if token_kind == "str" and "\n" in word:
-            self.string_rows(word)
-        else:
-            self.line.append((token_kind, word))
-        if kind in rules.openers:
-            self.depth += 1
-        elif kind in rules.closers and self.depth > 0:
-            self.depth -= 1
-        self.previous_type = kind
-        # only a multi-line string ends on a later row than it starts
-        self.previous_row = row + text.count(b"\n") if b"\n" in text else row
-
-    def string_rows(self, word: str) -> None:
-        """A string spanning several source rows: NiCad prints its raw text, so each row is a
-        line (blank rows, like blank lines, are not). Its first row stays on the current line;
-        the tokens after it on its last row join the last row's line. The rows are
-        `str_row` tokens, which renaming folds back into one `"x"` (normalize.py)."""
-        first, *rows = word.split("\n")
-        self.line.append(("str", first.strip()))
-        for row in rows:
-            if row.strip():
-                self.flush()
-                self.line.append(("str_row", row.strip()))
-
-    def joined(self, kind: str) -> bool:
-        """The grammar drops a break inside brackets before `kind` (after the previous token)."""
-        rules = self.rules
-        previous = self.previous_type
-        if previous in rules.joined_after:
-            return True
-        return kind in rules.joined_before and previous not in rules.openers and previous != ","
-
     def flush(self) -> None:
         if self.line:
             self.lines.append(tuple(self.line))
             self.line = []
-
-
-def _print_statement(
-    spec: LanguageSpec,
-    rules: SourceLineRules,
-    node: tree_sitter.Node,
-    source: bytes,
-    memo: StatementMemo,
-) -> PrintedStatement:
-    """One statement printed on its own, from bracket depth 0 (see `PrintedStatement`); the
-    statements of its blocks from the memo."""
-    printer = _SourcePrinter(spec, rules, None, source, memo)
-    row = node.start_point.row
-    printer.previous_row = row  # the first token joins the line it starts on
-    printer.walk(node)
-    lines = printer.lines
-    broken = bool(lines)
-    if broken:
-        head, lines, open_ = lines[0], lines[1:], tuple(printer.line)
-    else:
-        head, open_ = tuple(printer.line), ()
-    return PrintedStatement(
-        head=head,
-        broken=broken,
-        lines=tuple(lines),
-        open=open_,
-        previous_type=printer.previous_type,
-        end_row=printer.previous_row - row,
-        continued=printer.continued,
-        depth=printer.depth,
-    )
 
 
 def _body_start_byte(node: tree_sitter.Node) -> int:
@@ -250,26 +173,18 @@ def print_source_lines(
     whole_file: bool = False,
     tail: Sequence[tree_sitter.Node] = (),
     source: bytes | None = None,
-    memo: StatementMemo | None = None,
 ) -> tuple[tuple[Line, ...], int]:
     """Lines of a fragment node in the `source` layout and the index of its first body line;
-    `tail`: statements after the node that NiCad's grammar reads as the rest of its body.
-    With the parsed `source` bytes and a `memo`, statements seen before are not walked again
-    (only in an error-free fragment without a tail; the lines are the same either way)."""
-    if tail or node.has_error:
-        memo = None
-    printer = _SourcePrinter(spec, rules, node, source, memo)
+    `tail`: statements after the node that NiCad's grammar reads as the rest of its body;
+    `source`: the bytes the tree was parsed from (faster; the lines are the same)."""
+    printer = _SourcePrinter(spec, rules, node, source)
     if whole_file:
         printer.body_byte = node.start_byte
         statements = [c for c in node.children if c.type not in spec.comment_types]
         if statements and rules.is_docstring(statements[0]):
             printer.skip_docstring(statements[0])
     printer.walk(node)
-    for statement in tail:
-        if statement.child_count == 0 or statement.type in spec.atomic_types:
-            printer.token(statement)
-        else:
-            printer.walk(statement)
+    printer.run(iter(tail))  # a statement of the tail is printed as a child of the function
     printer.flush()
     lines = tuple(printer.lines)
     return lines, len(lines) if printer.body_start is None else printer.body_start
