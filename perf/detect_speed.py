@@ -90,7 +90,8 @@ def worker(scale: float, seed: int, out: Path) -> None:
     ]  # fmt: skip
     out.write_text(json.dumps({
         "extract": extract, "detect": detect, "evidence": evidence, "counted": counted,
-        "pairs": pairs, "features": pair_features(report), "fragments": [len(canonicals), len(candidates)],
+        "pairs": pairs, "features": pair_features(report),
+        "fragments": [len(canonicals), len(candidates)],
         "classes": [[c.clone_type, c.pairs, [f.location for f in c.fragments]]
                     for c in report.classes],
     }))  # fmt: skip
