@@ -38,10 +38,14 @@ class _SourcePrinter:
         self.depth = 0
         self.previous_type: str | None = None
         self.previous_row = -1
+        self.previous_end = 0
+        """Where the previous token ends: with `source`, a line break before a token is a
+        newline between the two (cheaper than asking each node for its row)."""
         self.continued = False
         self.body_byte = _body_start_byte(root)
         self.body_start: int | None = None
         self.skipped: set[tuple[int, int]] = set()
+        self.skipped_starts: set[int] = set()
         self.token_kinds = spec.token_kinds
         self.source = source
         """The bytes the tree was parsed from (token texts are sliced from them; without
@@ -66,8 +70,10 @@ class _SourcePrinter:
         openers, closers = rules.openers, rules.closers
         joined_before, joined_after = rules.joined_before, rules.joined_after
         skipped, source, body_byte = self.skipped, self.source, self.body_byte
+        skipped_starts = self.skipped_starts
         lines, line, depth = self.lines, self.line, self.depth
         previous_type, previous_row = self.previous_type, self.previous_row
+        previous_end = self.previous_end
         continued, body_start = self.continued, self.body_start
         stack = [nodes]
         while stack:
@@ -79,20 +85,32 @@ class _SourcePrinter:
                 if kind in comments:
                     continue
                 if kind not in atomic and child.child_count:
-                    if skipped and (child.start_byte, child.end_byte) in skipped:
+                    start = child.start_byte
+                    if start in skipped_starts and (start, child.end_byte) in skipped:
                         continue
                     if kind in holders:
                         self.skip_docstring(self.docstring_of(child))
                     stack.append(iter(child.children))
                     break  # descend; this level resumes when the child's is done
                 start = child.start_byte
-                text = source[start : child.end_byte] if source is not None else child.text
-                if not text:  # MISSING nodes inserted by error recovery have no text
-                    continue
-                row = child.start_point.row
+                if source is not None:
+                    end = child.end_byte
+                    text = source[start:end]
+                    if not text:  # MISSING nodes inserted by error recovery have no text
+                        continue
+                    broken = source.find(b"\n", previous_end, start) >= 0
+                    previous_end = end
+                else:
+                    text = child.text
+                    if not text:
+                        continue
+                    row = child.start_point.row
+                    broken = row > previous_row
+                    # only a multi-line string ends on a later row than it starts
+                    previous_row = row + text.count(b"\n") if b"\n" in text else row
                 if (
                     line
-                    and row > previous_row
+                    and broken
                     and previous_type is not None
                     and not continued
                     and not (depth > 0 and (previous_type in joined_after or (
@@ -128,17 +146,17 @@ class _SourcePrinter:
                 elif kind in closers and depth > 0:
                     depth -= 1
                 previous_type = kind
-                # only a multi-line string ends on a later row than it starts
-                previous_row = row + text.count(b"\n") if b"\n" in text else row
             else:
                 stack.pop()
         self.line, self.depth = line, depth
         self.previous_type, self.previous_row = previous_type, previous_row
+        self.previous_end = previous_end
         self.continued, self.body_start = continued, body_start
 
     def skip_docstring(self, statement: tree_sitter.Node | None) -> None:
         if statement is not None:
             self.skipped.add((statement.start_byte, statement.end_byte))
+            self.skipped_starts.add(statement.start_byte)
 
     def docstring_of(self, holder: tree_sitter.Node) -> tree_sitter.Node | None:
         """The holder's leading docstring when its body is a block below the header."""
