@@ -102,8 +102,12 @@ def pair_features(report) -> list:
     import re
 
     from cloneprobe.benchmarks import load_humaneval
-    from cloneprobe.detection import CanonicalFragments
     from cloneprobe.evidence.strength import features_of
+
+    try:  # the baseline may predate the audit room
+        from cloneprobe.audit.detection import CanonicalFragments
+    except ImportError:
+        from cloneprobe.detection import CanonicalFragments  # type: ignore[no-redef]
 
     benchmark = load_humaneval()
     canonicals, tasks = CanonicalFragments(benchmark), list(benchmark)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from cloneprobe.audit.detection import CanonicalFragments
 from cloneprobe.benchmarks import canonical_source, load_humaneval
 from cloneprobe.clones import FragmentExtractor, SourceFile, get_language
-from cloneprobe.detection import CanonicalFragments
 from cloneprobe.evidence.strength import features_of
 
 PROGRAM = '''def helper(xs):
