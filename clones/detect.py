@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -11,9 +12,9 @@ from .classes import clone_classes
 from .compare import exact_matches, near_miss_matches, similarity_percent
 from .errors import ConfigError
 from .extract import FragmentExtractor, Granularity
-from .fragment import Fragment
+from .fragment import Fragment, Line, is_compared
 from .languages import LanguageSpec, get_language
-from .normalize import RenameMode, compared_items
+from .normalize import BLIND, RenameMode, compared_items
 from .profiles import DEFAULT, Profile
 from .report import ClonePair, CloneReport, SystemStats
 from .source import SourceFile, collect_sources, detect_language
@@ -171,22 +172,61 @@ def _check_layout(
 
 
 class _Encoder:
-    """Interns compared items to integers, once per fragment and renaming mode."""
+    """Interns compared items to integers, once per fragment and renaming mode.
+
+    Without consistent renaming (which numbers names per fragment) a line's items do not
+    depend on its fragment, so each distinct line is renamed and interned once and a
+    fragment's sequence is its lines' items in order (the same sequence `compared_items`
+    gives; a fragment with a string spanning rows, whose rows renaming folds, takes that
+    slower path)."""
 
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self.vocabulary: dict[str, int] = {}
         self.cache: dict[tuple[int, RenameMode], tuple[int, ...]] = {}
+        self.line_items: dict[RenameMode, dict[Line, tuple[int, ...]]] = {}
 
     def sequence(self, fragment: Fragment, mode: RenameMode) -> tuple[int, ...]:
         key = (id(fragment), mode)
         seq = self.cache.get(key)
         if seq is None:
-            vocabulary = self.vocabulary
-            items = compared_items(fragment, mode, self.profile.grain, self.profile.compare_header)
-            seq = tuple(vocabulary.setdefault(item, len(vocabulary)) for item in items)
+            seq = self.by_lines(fragment, mode) if mode != "consistent" else None
+            if seq is None:
+                vocabulary = self.vocabulary
+                profile = self.profile
+                items = compared_items(fragment, mode, profile.grain, profile.compare_header)
+                seq = tuple(vocabulary.setdefault(item, len(vocabulary)) for item in items)
             self.cache[key] = seq
         return seq
+
+    def by_lines(self, fragment: Fragment, mode: RenameMode) -> tuple[int, ...] | None:
+        """The sequence from per-line items; None for a fragment with a multi-row string."""
+        lines = fragment.lines
+        if not self.profile.compare_header:
+            lines = lines[fragment.body_start :]
+        known = self.line_items.setdefault(mode, {})
+        try:
+            return tuple(chain.from_iterable(map(known.__getitem__, lines)))
+        except KeyError:  # a line not seen yet
+            for line in lines:
+                if line not in known:
+                    if line[0][0] == "str_row":
+                        return None
+                    known[line] = self.line_ids(line, mode)
+            return tuple(chain.from_iterable(map(known.__getitem__, lines)))
+
+    def line_ids(self, line: Line, mode: RenameMode) -> tuple[int, ...]:
+        """One line's compared items as ids: none for a closing brace, else its text (line
+        grain) or its tokens (token grain), renamed."""
+        if not is_compared(line):
+            return ()
+        texts = [BLIND.get(kind, text) for kind, text in line] if mode == "blind" else [
+            text for _, text in line]  # fmt: skip
+        vocabulary = self.vocabulary
+        if self.profile.grain == "line":
+            item = " ".join(texts)
+            return (vocabulary.setdefault(item, len(vocabulary)),)
+        return tuple(vocabulary.setdefault(item, len(vocabulary)) for item in texts)
 
     def token_count(self, fragment: Fragment) -> int:
         if self.profile.grain == "token":

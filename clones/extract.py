@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Literal
 
 import tree_sitter
@@ -16,6 +17,10 @@ from .source import SourceFile, normalize_newlines
 from .source_layout import print_source_lines
 
 Granularity = Literal["functions", "files"]
+FILE_MEMO_LIMIT = 50_000
+"""Programs an extractor remembers before it starts afresh (bounds the memory of a scan)."""
+FILE_MEMO_MAX_CHARS = 100_000
+"""Programs longer than this are never remembered."""
 
 
 class FragmentExtractor:
@@ -23,9 +28,14 @@ class FragmentExtractor:
 
     `layout` is the profile's (`profile.layout`): `statements` for the default profile,
     `source` for nicad; a profile refuses fragments printed in another layout.
+    `memo`: parse each distinct program once (the fragments are the same with it or without;
+    a program seen again gets fresh Fragment objects named after its file, since fragments
+    compare by identity).
     """
 
-    def __init__(self, spec: LanguageSpec, layout: Layout = "statements") -> None:
+    def __init__(
+        self, spec: LanguageSpec, layout: Layout = "statements", memo: bool = True
+    ) -> None:
         if layout not in LAYOUTS:
             raise ConfigError(f"unknown layout {layout!r}: choose one of {', '.join(LAYOUTS)}")
         self.spec = spec
@@ -35,14 +45,44 @@ class FragmentExtractor:
         language = tree_sitter.Language(spec.load_language())
         pattern = " ".join(f"({kind}) @fragment" for kind in sorted(spec.function_types))
         self.query_cursor = tree_sitter.QueryCursor(tree_sitter.Query(language, pattern))
+        self.programs: dict[tuple, tuple] | None = {} if memo else None
+
+    def remembered(self, source: SourceFile, key: tuple, extract):
+        """`extract()`'s (fragments, extra) for `source`, from the memo when the same program
+        text was extracted before; fragments renamed to `source`'s file."""
+        programs = self.programs
+        if programs is None or len(source.text) > FILE_MEMO_MAX_CHARS:
+            return extract()
+        known = programs.get(key)
+        if known is None:
+            fragments, extra = extract()
+            if len(programs) >= FILE_MEMO_LIMIT:
+                programs.clear()
+            programs[key] = (source.name, fragments, extra)
+            return fragments, extra
+        name, fragments, extra = known
+        if name != source.name:
+            fragments = [replace(f, file=source.name) for f in fragments]
+        return fragments, extra
 
     def extract(self, source: SourceFile, granularity: Granularity = "functions") -> list[Fragment]:
-        tree = self.parser.parse(normalize_newlines(source.text).encode("utf-8"))
+        """The fragments of `source`: each function with a block body, or the whole file (named
+        after the file, so not remembered)."""
+        if granularity == "files":
+            return self.parse_fragments(source, granularity)
+        key = (source.text, granularity)
+        return self.remembered(source, key, lambda: (self.parse_fragments(source, granularity),
+                                                     None))[0]  # fmt: skip
+
+    def parse_fragments(self, source: SourceFile, granularity: Granularity) -> list[Fragment]:
+        data = normalize_newlines(source.text).encode("utf-8")
+        tree = self.parser.parse(data)
         if granularity == "files":
             return [self.file_fragment(source, tree.root_node)]
         nodes = self.query_cursor.captures(tree.root_node).get("fragment", [])
         nodes.sort(key=lambda node: node.start_byte)
-        return [f for f in (self.function_fragment(source, n) for n in nodes) if f is not None]
+        fragments = (self.function_fragment(source, n, data) for n in nodes)
+        return [f for f in fragments if f is not None]
 
     def extract_answer(
         self, source: SourceFile, entry_point: str
@@ -50,21 +90,32 @@ class FragmentExtractor:
         """The fragments of the program's answer (`answer.py`: the entry point's function with
         what it nests and the helpers it uses) and the scope; no fragment and None when the
         program defines no function named `entry_point`."""
-        tree = self.parser.parse(normalize_newlines(source.text).encode("utf-8"))
+        key = (source.text, "answer", entry_point)
+        return self.remembered(source, key, lambda: self.parse_answer(source, entry_point))
+
+    def parse_answer(
+        self, source: SourceFile, entry_point: str
+    ) -> tuple[list[Fragment], AnswerScope | None]:
+        data = normalize_newlines(source.text).encode("utf-8")
+        tree = self.parser.parse(data)
         nodes = self.query_cursor.captures(tree.root_node).get("fragment", [])
         nodes.sort(key=lambda node: node.start_byte)
         scope = answer_scope(self.spec, nodes, entry_point)
         if scope is None:
             return [], None
-        fragments = (self.function_fragment(source, n) for n in nodes)
+        fragments = (self.function_fragment(source, n, data) for n in nodes)
         return [f for f in fragments if f is not None and scope.contains(f)], scope
 
-    def function_fragment(self, source: SourceFile, node: tree_sitter.Node) -> Fragment | None:
+    def function_fragment(
+        self, source: SourceFile, node: tree_sitter.Node, data: bytes | None = None
+    ) -> Fragment | None:
+        """The fragment of function `node`; `data`: the bytes it was parsed from (the printer
+        slices token texts from them)."""
         body = node.child_by_field_name("body")
         if body is None or body.type not in self.spec.block_types:
             return None  # abstract and interface methods: no body, no fragment
         tail = self.tail(node) if self.source_rules is not None else []
-        lines, body_start = self.print_lines(node, tail=tail)
+        lines, body_start = self.print_lines(node, tail=tail, data=data)
         name_node = node.child_by_field_name("name")
         return Fragment(
             file=source.name,
@@ -103,9 +154,10 @@ class FragmentExtractor:
         node: tree_sitter.Node,
         whole_file: bool = False,
         tail: Sequence[tree_sitter.Node] = (),
+        data: bytes | None = None,
     ) -> tuple[tuple[Line, ...], int]:
         if self.source_rules is not None:
-            return print_source_lines(self.spec, self.source_rules, node, whole_file, tail)
+            return print_source_lines(self.spec, self.source_rules, node, whole_file, tail, data)
         if whole_file:
             return pretty_print_file(self.spec, node), 0
         return pretty_print_node(self.spec, node)

@@ -13,7 +13,7 @@ Tokens are separated by single spaces when rendered, as everywhere else.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import tree_sitter
 
@@ -24,7 +24,13 @@ from .languages.base import LanguageSpec, SourceLineRules
 class _SourcePrinter:
     """Collects the lines of one fragment; one instance per fragment."""
 
-    def __init__(self, spec: LanguageSpec, rules: SourceLineRules, root: tree_sitter.Node) -> None:
+    def __init__(
+        self,
+        spec: LanguageSpec,
+        rules: SourceLineRules,
+        root: tree_sitter.Node,
+        source: bytes | None = None,
+    ) -> None:
         self.spec = spec
         self.rules = rules
         self.lines: list[Line] = []
@@ -32,31 +38,125 @@ class _SourcePrinter:
         self.depth = 0
         self.previous_type: str | None = None
         self.previous_row = -1
+        self.previous_end = 0
+        """Where the previous token ends: with `source`, a line break before a token is a
+        newline between the two (cheaper than asking each node for its row)."""
         self.continued = False
         self.body_byte = _body_start_byte(root)
         self.body_start: int | None = None
         self.skipped: set[tuple[int, int]] = set()
+        self.skipped_starts: set[int] = set()
         self.token_kinds = spec.token_kinds
+        self.source = source
+        """The bytes the tree was parsed from (token texts are sliced from them; without
+        them, each node's own text)."""
 
     def walk(self, node: tree_sitter.Node) -> None:
-        spec = self.spec
+        """Prints the tokens of `node`'s subtree."""
         if node.type in self.rules.docstring_holders:
             self.skip_docstring(self.docstring_of(node))
-        skipped, continuations = self.skipped, self.rules.continuation_types
-        for child in node.children:
-            kind = child.type
-            if kind in continuations:
-                self.continued = True
-            elif kind in spec.comment_types:
-                continue
-            elif child.child_count == 0 or kind in spec.atomic_types:
-                self.token(child)
-            elif not skipped or (child.start_byte, child.end_byte) not in skipped:
-                self.walk(child)
+        self.run(iter(node.children))
+
+    def run(self, nodes: Iterator[tree_sitter.Node]) -> None:
+        """Prints `nodes` and their subtrees, in order: one loop over the tree with the
+        printer's state in local variables (a method call per node costs more than the rule
+        it applies). A leaf (or atomic node) is a token; a line break is kept before a token
+        on a later row than the previous one, unless a continuation or, inside brackets, the
+        grammar joins them (`joined`)."""
+        spec, rules = self.spec, self.rules
+        continuations, comments, atomic = (
+            rules.continuation_types, spec.comment_types, spec.atomic_types)  # fmt: skip
+        holders, keywords, token_kinds = rules.docstring_holders, rules.keywords, self.token_kinds
+        openers, closers = rules.openers, rules.closers
+        joined_before, joined_after = rules.joined_before, rules.joined_after
+        skipped, source, body_byte = self.skipped, self.source, self.body_byte
+        skipped_starts = self.skipped_starts
+        lines, line, depth = self.lines, self.line, self.depth
+        previous_type, previous_row = self.previous_type, self.previous_row
+        previous_end = self.previous_end
+        continued, body_start = self.continued, self.body_start
+        stack = [nodes]
+        while stack:
+            for child in stack[-1]:
+                kind = child.type
+                if kind in continuations:
+                    continued = True
+                    continue
+                if kind in comments:
+                    continue
+                if kind not in atomic and child.child_count:
+                    start = child.start_byte
+                    if start in skipped_starts and (start, child.end_byte) in skipped:
+                        continue
+                    if kind in holders:
+                        self.skip_docstring(self.docstring_of(child))
+                    stack.append(iter(child.children))
+                    break  # descend; this level resumes when the child's is done
+                start = child.start_byte
+                if source is not None:
+                    end = child.end_byte
+                    text = source[start:end]
+                    if not text:  # MISSING nodes inserted by error recovery have no text
+                        continue
+                    broken = source.find(b"\n", previous_end, start) >= 0
+                    previous_end = end
+                else:
+                    text = child.text
+                    if not text:
+                        continue
+                    row = child.start_point.row
+                    broken = row > previous_row
+                    # only a multi-line string ends on a later row than it starts
+                    previous_row = row + text.count(b"\n") if b"\n" in text else row
+                if (
+                    line
+                    and broken
+                    and previous_type is not None
+                    and not continued
+                    and not (depth > 0 and (previous_type in joined_after or (
+                        kind in joined_before and previous_type not in openers
+                        and previous_type != ",")))
+                ):  # fmt: skip
+                    lines.append(tuple(line))
+                    line = []
+                continued = False
+                token_kind = token_kinds.get(kind, "other")
+                word = text.decode("utf-8", "replace")
+                if token_kind == "id" and word in keywords:
+                    token_kind = "other"
+                if body_start is None and start >= body_byte:
+                    body_start = len(lines)
+                if token_kind == "str" and "\n" in word:
+                    # a string spanning several source rows: NiCad prints its raw text, so
+                    # each row is a line (blank rows, like blank lines, are not). Its first
+                    # row stays on the current line; the tokens after it on its last row join
+                    # the last row's line. The rows are `str_row` tokens, which renaming
+                    # folds back into one `"x"` (normalize.py).
+                    first, *rest = word.split("\n")
+                    line.append(("str", first.strip()))
+                    for string_row in rest:
+                        if string_row.strip():
+                            if line:
+                                lines.append(tuple(line))
+                            line = [("str_row", string_row.strip())]
+                else:
+                    line.append((token_kind, word))
+                if kind in openers:
+                    depth += 1
+                elif kind in closers and depth > 0:
+                    depth -= 1
+                previous_type = kind
+            else:
+                stack.pop()
+        self.line, self.depth = line, depth
+        self.previous_type, self.previous_row = previous_type, previous_row
+        self.previous_end = previous_end
+        self.continued, self.body_start = continued, body_start
 
     def skip_docstring(self, statement: tree_sitter.Node | None) -> None:
         if statement is not None:
             self.skipped.add((statement.start_byte, statement.end_byte))
+            self.skipped_starts.add(statement.start_byte)
 
     def docstring_of(self, holder: tree_sitter.Node) -> tree_sitter.Node | None:
         """The holder's leading docstring when its body is a block below the header."""
@@ -71,58 +171,6 @@ class _SourcePrinter:
             colon = colon.prev_sibling
         header_row = colon.end_point.row if colon is not None else holder.start_point.row
         return statements[0] if statements[0].start_point.row > header_row else None
-
-    def token(self, node: tree_sitter.Node) -> None:
-        text = node.text
-        if not text:  # MISSING nodes inserted by error recovery have no text
-            return
-        kind = node.type
-        rules = self.rules
-        row = node.start_point.row
-        if (
-            row > self.previous_row
-            and self.previous_type is not None
-            and not (self.continued or (self.depth > 0 and self.joined(kind)))
-        ):
-            self.flush()
-        self.continued = False
-        token_kind = self.token_kinds.get(kind, "other")
-        word = text.decode("utf-8", "replace")
-        if token_kind == "id" and word in rules.keywords:
-            token_kind = "other"
-        if self.body_start is None and node.start_byte >= self.body_byte:
-            self.body_start = len(self.lines)
-        if token_kind == "str" and "\n" in word:
-            self.string_rows(word)
-        else:
-            self.line.append((token_kind, word))
-        if kind in rules.openers:
-            self.depth += 1
-        elif kind in rules.closers and self.depth > 0:
-            self.depth -= 1
-        self.previous_type = kind
-        # only a multi-line string ends on a later row than it starts
-        self.previous_row = row + text.count(b"\n") if b"\n" in text else row
-
-    def string_rows(self, word: str) -> None:
-        """A string spanning several source rows: NiCad prints its raw text, so each row is a
-        line (blank rows, like blank lines, are not). Its first row stays on the current line;
-        the tokens after it on its last row join the last row's line. The rows are
-        `str_row` tokens, which renaming folds back into one `"x"` (normalize.py)."""
-        first, *rows = word.split("\n")
-        self.line.append(("str", first.strip()))
-        for row in rows:
-            if row.strip():
-                self.flush()
-                self.line.append(("str_row", row.strip()))
-
-    def joined(self, kind: str) -> bool:
-        """The grammar drops a break inside brackets before `kind` (after the previous token)."""
-        rules = self.rules
-        previous = self.previous_type
-        if previous in rules.joined_after:
-            return True
-        return kind in rules.joined_before and previous not in rules.openers and previous != ","
 
     def flush(self) -> None:
         if self.line:
@@ -142,21 +190,19 @@ def print_source_lines(
     node: tree_sitter.Node,
     whole_file: bool = False,
     tail: Sequence[tree_sitter.Node] = (),
+    source: bytes | None = None,
 ) -> tuple[tuple[Line, ...], int]:
     """Lines of a fragment node in the `source` layout and the index of its first body line;
-    `tail`: statements after the node that NiCad's grammar reads as the rest of its body."""
-    printer = _SourcePrinter(spec, rules, node)
+    `tail`: statements after the node that NiCad's grammar reads as the rest of its body;
+    `source`: the bytes the tree was parsed from (faster; the lines are the same)."""
+    printer = _SourcePrinter(spec, rules, node, source)
     if whole_file:
         printer.body_byte = node.start_byte
         statements = [c for c in node.children if c.type not in spec.comment_types]
         if statements and rules.is_docstring(statements[0]):
             printer.skip_docstring(statements[0])
     printer.walk(node)
-    for statement in tail:
-        if statement.child_count == 0 or statement.type in spec.atomic_types:
-            printer.token(statement)
-        else:
-            printer.walk(statement)
+    printer.run(iter(tail))  # a statement of the tail is printed as a child of the function
     printer.flush()
     lines = tuple(printer.lines)
     return lines, len(lines) if printer.body_start is None else printer.body_start

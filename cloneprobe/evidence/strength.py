@@ -63,10 +63,19 @@ def _ratio(lcs: float, longer: int) -> float:
     return round(lcs / longer, 4) if longer else 0.0
 
 
-def features_of(
-    profile: CanonicalProfile, fragment: Fragment, sample_comments: Sequence[str] = ()
-) -> AnswerFeatures:
-    """How much of the canonical's own content the function `fragment` keeps."""
+_CONTENT_MEMO: dict[tuple[int, tuple], tuple[CanonicalProfile, tuple]] = {}
+"""`_content_features` by (id(profile), body lines); the profile is kept with its entries, so
+its id stays its own. Only a cache: the features are the same with it or without."""
+CONTENT_MEMO_LIMIT = 100_000
+
+
+def _content_features(profile: CanonicalProfile, fragment: Fragment) -> tuple:
+    """(tokens, verbatim, details_kept, names_kept, structure, used names): what depends on
+    the fragment's body alone, computed once per distinct body and canonical."""
+    key = (id(profile), fragment.lines[fragment.body_start :])
+    known = _CONTENT_MEMO.get(key)
+    if known is not None and known[0] is profile:
+        return known[1]
     tokens = body_tokens(fragment)
     texts = [text for _, text in tokens]
     prompt_tokens = profile.body_token_count - profile.own_token_count
@@ -78,14 +87,27 @@ def features_of(
     blind = [BLIND.get(kind, text) for kind, text in tokens]
     structure = _ratio(LCSseq.similarity(profile.blind, blind), max(len(blind), len(profile.blind)))
     used = set(texts)
+    names_kept = tuple(n for n in profile.own_names if n in used)
+    found = (len(texts), verbatim, details_kept, names_kept, structure)
+    if len(_CONTENT_MEMO) >= CONTENT_MEMO_LIMIT:
+        _CONTENT_MEMO.clear()
+    _CONTENT_MEMO[key] = (profile, found)
+    return found
+
+
+def features_of(
+    profile: CanonicalProfile, fragment: Fragment, sample_comments: Sequence[str] = ()
+) -> AnswerFeatures:
+    """How much of the canonical's own content the function `fragment` keeps."""
+    tokens, verbatim, details_kept, names_kept, structure = _content_features(profile, fragment)
     comments = set(sample_comments)
     return AnswerFeatures(
         function=fragment.name,
         lines=(fragment.start_line, fragment.end_line),
-        tokens=len(texts),
+        tokens=tokens,
         verbatim=verbatim,
         details_kept=details_kept,
-        names_kept=tuple(n for n in profile.own_names if n in used),
+        names_kept=names_kept,
         structure=structure,
         comments_kept=sum(1 for c in profile.comments if c in comments),
     )
