@@ -116,6 +116,34 @@ def test_server_refusing_n_gets_one_sample_per_request():
     assert 1 <= sizes.count(3) <= 2 and set(sizes) == {1, 3}  # each prompt refused at most once
 
 
+def test_a_server_refusing_n_is_asked_n_at_most_once_per_slot():
+    with OpenAITestServer(counting_responder(), n_mode="refuse") as server:
+        results = generate(
+            make_backend(server, concurrency=2), [make_request(n=3, key=k) for k in range(8)]
+        )
+        sizes = n_values(server)
+    assert all(r.error is None and len(r.texts) == 3 for r in results)
+    assert sizes.count(1) == 24
+    assert 1 <= sizes.count(3) <= 2  # the requests in flight when it first refused, no more
+
+
+def in_flight(server, latency: float) -> int:
+    """The most requests the server held at once (each one is held `latency` seconds)."""
+    starts = sorted(r["timestamp"] for r in server.requests)
+    return max(sum(1 for s in starts if s <= t < s + latency) for t in starts)
+
+
+def test_samples_of_one_task_are_asked_at_once_when_the_server_refuses_n():
+    latency = 0.3
+    with OpenAITestServer(counting_responder(), n_mode="refuse", latency=latency) as server:
+        [result] = generate(make_backend(server, concurrency=4), [make_request(n=5, seed=3)])
+        ones = [r for r in server.requests if r["json"]["n"] == 1]
+    assert result.error is None and len(set(result.texts)) == 5
+    assert sorted(r["json"]["seed"] for r in ones) == [3, 4, 5, 6, 7]  # seed + sample index
+    starts = sorted(r["timestamp"] for r in ones)
+    assert max(sum(1 for s in starts if s <= t < s + latency) for t in starts) >= 3
+
+
 def test_server_ignoring_n_is_topped_up_with_further_requests():
     with OpenAITestServer(counting_responder(), n_mode="ignore") as server:
         [result] = generate(make_backend(server), [make_request(n=3)])
@@ -239,6 +267,30 @@ def test_concurrency_limit_bounds_the_requests_in_flight():
     # each request is in the server for at least `latency` after its timestamp
     overlap = max(sum(1 for s in starts if s <= t < s + latency) for t in starts)
     assert 3 <= overlap <= 4  # parallel, and never more than the limit
+
+
+def test_concurrency_beyond_one_connection_pool_uses_every_slot_and_no_more():
+    latency = 0.5  # 40 slots: three connection pools of the SDK's client
+    with OpenAITestServer(body_responder, latency=latency) as server:
+        results = generate(
+            make_backend(server, concurrency=40), [make_request(key=k) for k in range(80)]
+        )
+        overlap = in_flight(server, latency)
+    assert sorted(r.request.key for r in results) == list(range(80))
+    assert all(r.error is None for r in results)
+    assert 33 <= overlap <= 40
+
+
+def test_an_error_storing_a_result_stops_the_requests_and_reaches_the_caller():
+    def store(result: GenerationResult) -> None:
+        raise RuntimeError("the store is full")
+
+    with OpenAITestServer(body_responder, latency=0.1) as server:
+        backend = make_backend(server, concurrency=1)
+        with pytest.raises(RuntimeError, match="the store is full"):
+            backend.generate([make_request(key=k) for k in range(20)], store)
+        asked = len(server.requests)
+    assert asked < 5  # the run stopped instead of asking for everything
 
 
 def test_api_key_is_sent_as_bearer_token():
