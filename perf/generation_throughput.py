@@ -173,6 +173,9 @@ def api_figures(args) -> list[dict]:
             for n_mode in args.n_modes:
                 for code, tree in codes:
                     run = api_run_in(tree, args, concurrency, n_mode)
+                    print(f"{code} c={concurrency} {n_mode}: {run['of_rounds']:.0%} of whole "
+                          f"rounds, {run['wall_s']:.2f} s, load {os.getloadavg()[0]:.1f}",
+                          file=sys.stderr, flush=True)  # fmt: skip
                     runs.setdefault((concurrency, n_mode, code), []).append(run)
     figures = []
     for (_, _, code), measured in runs.items():
