@@ -7,21 +7,22 @@ own full function).
 
 from __future__ import annotations
 
+import ast
 import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .repair import (
     add_missing_context,
     body_base_indent,
     defines_body,
     expand_tab_indentation,
+    parse_or_problem,
     renumber_function_body,
     renumber_indentation,
     restore_repeated_prompt,
     select_answer,
     split_flattened_header,
-    syntax_problem,
 )
 
 FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
@@ -42,6 +43,23 @@ class Understood:
     """What was done to the output so it is the program the model meant."""
     unrepairable: str | None = None
     """Why the program cannot run as the model meant it (None: it can)."""
+
+
+@dataclass
+class _Parses:
+    """Each text parsed once while one output is understood: the repairs ask whether the same
+    program parses several times, and parsing is most of the cost of understanding a sample."""
+
+    seen: dict[str, tuple[ast.Module | None, str | None]] = field(default_factory=dict)
+
+    def tree(self, code: str) -> ast.Module | None:
+        if code not in self.seen:
+            self.seen[code] = parse_or_problem(code)
+        return self.seen[code][0]
+
+    def problem(self, code: str) -> str | None:
+        self.tree(code)
+        return self.seen[code][1]
 
 
 def truncate_at_stops(text: str, stops: tuple[str, ...] | list[str]) -> tuple[str, bool]:
@@ -91,32 +109,35 @@ def understand(text: str, prompt: str, entry_point: str, stops: tuple[str, ...] 
     """Make sense of one model output for a prompt: a continuation, a repeated (maybe damaged)
     prompt with its body, or a chat answer with fenced code; repaired into the program the
     model meant where it does not parse as written."""
+    parses = _Parses()
     blocks = fenced_blocks(text)
     if blocks:
         definition = f"def {entry_point}("
         code = next((b for b in blocks if definition in b), blocks[0])
         if definition in code:
             # a fence inside a markdown list item is indented as a whole
-            return _whole_program(textwrap.dedent(code), prompt, entry_point, "fenced")
-        return _continuation(code, prompt, entry_point, "fenced")
+            return _whole_program(textwrap.dedent(code), prompt, entry_point, "fenced", parses)
+        return _continuation(code, prompt, entry_point, "fenced", parses)
     if is_whole_program(text, entry_point):
-        return _whole_program(text, prompt, entry_point, "full")
+        return _whole_program(text, prompt, entry_point, "full", parses)
     completion, _ = truncate_at_stops(text, stops)
-    return _continuation(completion, prompt, entry_point, "continuation")
+    return _continuation(completion, prompt, entry_point, "continuation", parses)
 
 
-def _whole_program(code: str, prompt: str, entry_point: str, form: str) -> Understood:
+def _whole_program(
+    code: str, prompt: str, entry_point: str, form: str, parses: _Parses
+) -> Understood:
     """The model's own program: its entry point and what it uses, repaired if it does not
     parse, with the prompt's imports, constants and helpers it left out put back."""
     repairs: list[str] = []
-    if syntax_problem(code) and "\t" in code:
+    if parses.problem(code) and "\t" in code:
         code = expand_tab_indentation(code)
         repairs.append("tab indentation expanded")
-    restored = restore_repeated_prompt(code, prompt) if syntax_problem(code) else None
+    restored = restore_repeated_prompt(code, prompt) if parses.problem(code) else None
     if restored is not None and restored != code:
         code = restored
         repairs.append("repeated prompt with lost line breaks restored from the prompt")
-    if syntax_problem(code):
+    if parses.problem(code):
         split = split_flattened_header(code, entry_point)
         if split != code:
             code = split
@@ -124,39 +145,43 @@ def _whole_program(code: str, prompt: str, entry_point: str, form: str) -> Under
     selected = select_answer(code, entry_point)
     if selected is None:  # the definition is not at the top level: keep what can be kept
         selected = keep_definitions(code) or code
-    elif syntax_problem(code) and not syntax_problem(selected):
+    elif parses.problem(code) and not parses.problem(selected):
         repairs.append("unfinished code after the answer dropped")
-    if syntax_problem(selected):
+    if parses.problem(selected):
         renumbered = renumber_function_body(selected, entry_point)
-        if not syntax_problem(renumbered):
+        if not parses.problem(renumbered):
             selected = renumbered
             repairs.append("indentation renumbered to four spaces a level")
     program, added = add_missing_context(selected, prompt, entry_point)
     if added:
         repairs.append("the prompt's " + ", ".join(added) + " put back")
-    return Understood(program, program, form, tuple(repairs), _unrunnable(program, entry_point))
+    unrunnable = _unrunnable(program, entry_point, parses)
+    return Understood(program, program, form, tuple(repairs), unrunnable)
 
 
-def _continuation(completion: str, prompt: str, entry_point: str, form: str) -> Understood:
+def _continuation(
+    completion: str, prompt: str, entry_point: str, form: str, parses: _Parses
+) -> Understood:
     """Prompt plus the body the model added (and the helpers it defined after it), repaired if
     the two do not parse together."""
     completion = _body_and_helpers(completion)
     repairs: list[str] = []
-    if syntax_problem(prompt + completion) and "\t" in completion:
+    if parses.problem(prompt + completion) and "\t" in completion:
         completion = expand_tab_indentation(completion)
         repairs.append("tab indentation expanded")
-    if syntax_problem(prompt + completion):
+    if parses.problem(prompt + completion):
         renumbered = _renumber_body(completion, prompt)
-        if not syntax_problem(prompt + renumbered):
+        if not parses.problem(prompt + renumbered):
             completion = renumbered
             repairs.append("indentation renumbered to four spaces a level")
     program = prompt + completion
-    if syntax_problem(program):
+    if parses.problem(program):
         split = split_flattened_header(program, entry_point)
         if split != program:
             program = split
             repairs.append("docstring flattened onto the def line split off")
-    return Understood(completion, program, form, tuple(repairs), _unrunnable(program, entry_point))
+    unrunnable = _unrunnable(program, entry_point, parses)
+    return Understood(completion, program, form, tuple(repairs), unrunnable)
 
 
 def _renumber_body(completion: str, prompt: str) -> str:
@@ -169,12 +194,12 @@ def _renumber_body(completion: str, prompt: str) -> str:
     return "\n".join(renumber_indentation(lines[:end], base) + lines[end:])
 
 
-def _unrunnable(program: str, entry_point: str) -> str | None:
+def _unrunnable(program: str, entry_point: str, parses: _Parses) -> str | None:
     """Why the program cannot run as the model meant it, or None."""
-    problem = syntax_problem(program)
+    problem = parses.problem(program)
     if problem:
         return f"does not parse even after repair: {problem}"
-    if not defines_body(program, entry_point):
+    if not defines_body(program, entry_point, parses.tree(program)):
         return f"no body: {entry_point}() is left as the prompt gave it"
     return None
 

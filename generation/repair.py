@@ -26,11 +26,15 @@ CLOSING = (")", "]", "}")
 
 def syntax_problem(code: str) -> str | None:
     """None when `code` parses, else the parser's complaint with its line."""
+    return parse_or_problem(code)[1]
+
+
+def parse_or_problem(code: str) -> tuple[ast.Module | None, str | None]:
+    """`code`'s tree and None when it parses, else None and the parser's complaint."""
     try:
-        ast.parse(code)
+        return ast.parse(code), None
     except SyntaxError as error:
-        return f"{error.msg} (line {error.lineno})"
-    return None
+        return None, f"{error.msg} (line {error.lineno})"
 
 
 def indent_of(line: str) -> int:
@@ -284,12 +288,13 @@ def add_missing_context(program: str, prompt: str, entry_point: str) -> tuple[st
     return head.rstrip() + "\n\n\n" + program.lstrip("\n"), names
 
 
-def defines_body(program: str, entry_point: str) -> bool:
-    """Whether the program's top-level entry point does something beyond a docstring."""
-    try:
-        tree = ast.parse(program)
-    except SyntaxError:
-        return True  # cannot tell; the parse failure is reported instead
+def defines_body(program: str, entry_point: str, tree: ast.Module | None = None) -> bool:
+    """Whether the program's top-level entry point does something beyond a docstring
+    (`tree`: the program's tree, if it was already parsed)."""
+    if tree is None:
+        tree = parse_or_problem(program)[0]
+        if tree is None:
+            return True  # cannot tell; the parse failure is reported instead
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == entry_point:
             return any(

@@ -102,7 +102,8 @@ def error_body(status: int, message: str, code: str | None = None) -> dict:
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
-    request_queue_size = 128  # listen backlog: room for 64+ simultaneous connects
+    request_queue_size = 1024  # listen backlog: a full queue drops connects, retried by TCP
+    # after 1, 3, 7 ... 127 s (a 128-request burst stalled a run for 127 s at 128)
     owner: OpenAITestServer
 
     def handle_error(self, request, client_address):

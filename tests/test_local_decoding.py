@@ -21,7 +21,12 @@ from test_transformers_backend import (
 from cloneprobe.audit.audit_report import empty_report
 from cloneprobe.cli.main import main
 from cloneprobe.generation import GenerationError, SampleStore, SamplingSettings
-from cloneprobe.generation.backends.decoding import sample_tokens
+from cloneprobe.generation.backends.decoding import (
+    Decoded,
+    SequenceToDecode,
+    decode_stream,
+    sample_tokens,
+)
 from cloneprobe.generation.backends.dtype import choose_dtype, cpu_flags
 from cloneprobe.generation.backends.grouped_attention import NAME, use_grouped_decode_attention
 from cloneprobe.generation.backends.growing_cache import growing_cache
@@ -184,3 +189,33 @@ def test_seeded_samples_do_not_depend_on_the_batch_in_either_dtype(model_path, d
         generate(TransformersBackend(model_path, batch_size=6, dtype=dtype), requests[::-1])
     )
     assert alone == batched
+
+
+# --- sequences streaming through one batch ---------------------------------------------------
+
+
+def test_sequences_joining_a_running_batch_decode_as_they_do_alone(model_path):
+    """A stop check on the text's length ends sequences at different steps, so waiting ones
+    join rows that have run for a while (their cache rows and masks aligned at the right, the
+    positions that are padding in every row dropped as rows leave). float32: in bfloat16 a
+    prompt prefilled with padding already gets other logits than alone, joining or not."""
+    backend = TransformersBackend(model_path, batch_size=1, dtype="float32")
+    model, tokenizer = backend.model, backend.tokenizer
+    prompts = [tuple(tokenizer(p)["input_ids"]) for p in PROMPTS]
+    sequences = [SequenceToDecode(prompts[i % 3][: 20 + 7 * i], seed=i) for i in range(7)]
+
+    def decode(batch_size: int) -> tuple[dict[int, Decoded], list[int]]:
+        decoded: dict[int, Decoded] = {}
+        decode_stream(
+            model, tokenizer, sequences, batch_size=batch_size, temperature=1.0, top_p=0.95,
+            max_new_tokens=16, end_token_ids=backend.end_token_ids,
+            pad_token_id=tokenizer.pad_token_id, on_decoded=decoded.__setitem__,
+            stop=lambda text: len(text) > 25,
+        )  # fmt: skip
+        return decoded, list(decoded)
+
+    alone, _ = decode(1)
+    streamed, order = decode(3)
+    assert streamed == alone
+    assert order != sorted(order)  # sequences ended out of order: rows left and others joined
+    assert len({len(d.token_ids) for d in alone.values()}) > 1

@@ -116,6 +116,16 @@ def test_server_refusing_n_gets_one_sample_per_request():
     assert 1 <= sizes.count(3) <= 2 and set(sizes) == {1, 3}  # each prompt refused at most once
 
 
+
+
+def in_flight(server, latency: float) -> int:
+    """The most requests the server held at once (each one is held `latency` seconds)."""
+    starts = sorted(r["timestamp"] for r in server.requests)
+    return max(sum(1 for s in starts if s <= t < s + latency) for t in starts)
+
+
+
+
 def test_server_ignoring_n_is_topped_up_with_further_requests():
     with OpenAITestServer(counting_responder(), n_mode="ignore") as server:
         [result] = generate(make_backend(server), [make_request(n=3)])
@@ -239,6 +249,20 @@ def test_concurrency_limit_bounds_the_requests_in_flight():
     # each request is in the server for at least `latency` after its timestamp
     overlap = max(sum(1 for s in starts if s <= t < s + latency) for t in starts)
     assert 3 <= overlap <= 4  # parallel, and never more than the limit
+
+
+
+
+def test_an_error_storing_a_result_stops_the_requests_and_reaches_the_caller():
+    def store(result: GenerationResult) -> None:
+        raise RuntimeError("the store is full")
+
+    with OpenAITestServer(body_responder, latency=0.1) as server:
+        backend = make_backend(server, concurrency=1)
+        with pytest.raises(RuntimeError, match="the store is full"):
+            backend.generate([make_request(key=k) for k in range(20)], store)
+        asked = len(server.requests)
+    assert asked < 5  # the run stopped instead of asking for everything
 
 
 def test_api_key_is_sent_as_bearer_token():

@@ -16,12 +16,13 @@ with the sequence's own uniform draw. Temperature 0 is greedy.
 from __future__ import annotations
 
 import hashlib
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
 
-from .growing_cache import growing_cache
+from .growing_cache import drop_front, growing_cache, join_rows
 
 StopCheck = Callable[[str], bool]
 """Given a sequence's new text so far, whether it is finished."""
@@ -100,19 +101,136 @@ def _nucleus_draw(ranked, log_total: torch.Tensor, top_p: float, uniforms: torch
     return order.gather(-1, positions).squeeze(-1)
 
 
-def decode_batch(
+ADMIT_WHEN_FREE = 4
+"""Waiting sequences join a running batch once 1/ADMIT_WHEN_FREE of its rows are free (or it
+is empty): each joining copies the cache once, so they join a few at a time."""
+
+OnDecoded = Callable[[int, Decoded], None]
+"""Called with a sequence's index (in the sequences given) and its result as soon as it ends."""
+
+
+def decode_stream(
     model,
     tokenizer,
     sequences: Sequence[SequenceToDecode],
     *,
+    batch_size: int,
     temperature: float,
     top_p: float,
     max_new_tokens: int,
     end_token_ids: set[int],
     pad_token_id: int,
+    on_decoded: OnDecoded,
     stop: StopCheck | None = None,
-) -> list[Decoded]:
-    """Generate every sequence of the batch; see the module docstring."""
+) -> None:
+    """Generate every sequence, at most `batch_size` at a time, in the order given: a sequence
+    that ends leaves the batch, and waiting ones join it (prefilled as they join, their cache
+    rows aligned with the running ones), so the batch stays full until the queue is empty.
+    A decoding step costs nearly the same for 4 rows as for 16 (the weights are read once), so
+    a batch left to run down spends most of its steps on a few long sequences."""
+    if max_new_tokens < 1:
+        for index in range(len(sequences)):
+            on_decoded(index, Decoded((), "", "length"))
+        return
+    waiting = deque(range(len(sequences)))
+    generators: dict[int, torch.Generator] = {}
+    tokens: dict[int, list[int]] = {}
+    admit_at = max(1, batch_size // ADMIT_WHEN_FREE)
+    batch: _Running | None = None
+    with torch.inference_mode():
+        while True:
+            free = batch_size - (len(batch.active) if batch else 0)
+            if waiting and (free >= admit_at or batch is None):
+                joining = [waiting.popleft() for _ in range(min(free, len(waiting)))]
+                for index in joining:
+                    generators[index] = _generator(sequences[index].seed)
+                    tokens[index] = []
+                joined = _prefill(model, [sequences[i] for i in joining], joining, pad_token_id)
+                batch = joined if batch is None else batch.join(joined)
+            if batch is None:
+                return
+            uniforms = torch.stack(
+                [torch.rand((), generator=generators[i]) for i in batch.active]
+            ) if temperature > 0 else torch.zeros(len(batch.active))  # fmt: skip
+            chosen = sample_tokens(batch.logits, temperature, top_p, uniforms).tolist()
+            keep = []
+            for row, (index, token) in enumerate(zip(batch.active, chosen, strict=True)):
+                ids = tokens[index]
+                reason = None
+                if token in end_token_ids:
+                    reason = "stop"
+                else:
+                    ids.append(token)
+                    if stop is not None and stop(tokenizer.decode(ids)):
+                        reason = "stop"
+                    elif len(ids) >= max_new_tokens:
+                        reason = "length"
+                if reason is None:
+                    keep.append(row)
+                    continue
+                text = tokenizer.decode(ids, skip_special_tokens=True)
+                on_decoded(index, Decoded(tuple(ids), text, reason))
+                del tokens[index], generators[index]
+            if not keep:
+                batch = None
+                continue
+            batch = batch.keep_rows(keep) if len(keep) < len(batch.active) else batch
+            batch.step(model, [chosen[row] for row in keep])
+
+
+class _Running:
+    """The batch being decoded: its sequences (by index), cache, attention mask (left-padded,
+    one column per cache position), next positions and the logits of their next token."""
+
+    def __init__(self, active, cache, mask, next_position, logits) -> None:
+        self.active: list[int] = active
+        self.cache = cache
+        self.mask: torch.Tensor = mask
+        self.next_position: torch.Tensor = next_position
+        self.logits: torch.Tensor = logits
+
+    def join(self, other: _Running) -> _Running:
+        join_rows(self.cache, other.cache)
+        width = max(self.mask.shape[-1], other.mask.shape[-1])
+        self.mask = torch.cat([_left_pad(self.mask, width), _left_pad(other.mask, width)])
+        self.next_position = torch.cat([self.next_position, other.next_position])
+        self.logits = torch.cat([self.logits, other.logits])
+        self.active = self.active + other.active
+        return self
+
+    def keep_rows(self, rows: list[int]) -> _Running:
+        """Only these rows go on; positions that are padding in every row left are dropped."""
+        selected = torch.tensor(rows, dtype=torch.long)
+        self.cache.batch_select_indices(selected.to(self.logits.device))
+        self.mask = self.mask[selected]
+        self.next_position = self.next_position[selected]
+        self.active = [self.active[row] for row in rows]
+        padding = self.mask.shape[-1] - int(self.next_position.max())  # real tokens per row
+        if padding > 0:
+            drop_front(self.cache, padding)
+            self.mask = self.mask[:, padding:]
+        return self
+
+    def step(self, model, chosen: list[int]) -> None:
+        """One KV-cached forward pass of the chosen tokens; the next logits."""
+        device = model.device
+        self.mask = torch.cat(
+            [self.mask, torch.ones((len(self.active), 1), dtype=torch.long)], dim=-1
+        )
+        out = model(
+            input_ids=torch.tensor(chosen, dtype=torch.long).unsqueeze(-1).to(device),
+            attention_mask=self.mask.to(device),
+            position_ids=self.next_position.unsqueeze(-1).to(device),
+            past_key_values=self.cache,
+            use_cache=True,
+        )
+        self.next_position = self.next_position + 1
+        self.logits = out.logits[:, -1, :]
+
+
+def _prefill(model, sequences: Sequence[SequenceToDecode], indices: list[int], pad_token_id):
+    """The joining sequences' prompts run through the model (each distinct prompt once, its
+    cache repeated for the samples that share it), left-padded to the longest."""
     device = model.device
     prompts: list[tuple[int, ...]] = []
     owner: list[int] = []  # which distinct prompt each sequence continues
@@ -127,66 +245,57 @@ def decode_batch(
         input_ids[row, width - len(ids) :] = torch.tensor(ids, dtype=torch.long)
         mask[row, width - len(ids) :] = 1
     positions = (mask.cumsum(-1) - 1).clamp_(min=0)
-    generators = [_generator(s.seed) for s in sequences]
+    cache = growing_cache()
+    out = model(
+        input_ids=input_ids.to(device),
+        attention_mask=mask.to(device),
+        position_ids=positions.to(device),
+        past_key_values=cache,
+        use_cache=True,
+        logits_to_keep=1,
+    )
+    rows = torch.tensor(owner, dtype=torch.long)
+    if len(prompts) != len(sequences):
+        cache.batch_select_indices(rows.to(device))
+    logits = out.logits[:, -1, :][rows.to(device)]
+    return _Running(list(indices), cache, mask[rows], positions[rows, -1] + 1, logits)
 
-    with torch.inference_mode():
-        cache = growing_cache()
-        out = model(
-            input_ids=input_ids.to(device),
-            attention_mask=mask.to(device),
-            position_ids=positions.to(device),
-            past_key_values=cache,
-            use_cache=True,
-            logits_to_keep=1,
-        )
-        rows = torch.tensor(owner, dtype=torch.long)
-        if len(prompts) != len(sequences):
-            cache.batch_select_indices(rows.to(device))
-        logits = out.logits[:, -1, :][rows.to(device)]
-        mask = mask[rows]
-        next_position = positions[rows, -1] + 1
 
-        active = list(range(len(sequences)))  # batch row -> sequence index
-        tokens: list[list[int]] = [[] for _ in sequences]
-        finished: list[str | None] = [None] * len(sequences)
-        for step in range(max_new_tokens):
-            uniforms = torch.stack(
-                [torch.rand((), generator=generators[i]) for i in active]
-            ) if temperature > 0 else torch.zeros(len(active))  # fmt: skip
-            chosen = sample_tokens(logits, temperature, top_p, uniforms).tolist()
-            keep = []
-            for row, (index, token) in enumerate(zip(active, chosen, strict=True)):
-                if token in end_token_ids:
-                    finished[index] = "stop"
-                    continue
-                tokens[index].append(token)
-                if stop is not None and stop(tokenizer.decode(tokens[index])):
-                    finished[index] = "stop"
-                    continue
-                keep.append(row)
-            if not keep or step == max_new_tokens - 1:
-                break
-            if len(keep) < len(active):
-                selected = torch.tensor(keep, dtype=torch.long)
-                cache.batch_select_indices(selected.to(device))
-                mask = mask[selected]
-                next_position = next_position[selected]
-                chosen = [chosen[row] for row in keep]
-                active = [active[row] for row in keep]
-            mask = torch.cat([mask, torch.ones((len(active), 1), dtype=torch.long)], dim=-1)
-            out = model(
-                input_ids=torch.tensor(chosen, dtype=torch.long).unsqueeze(-1).to(device),
-                attention_mask=mask.to(device),
-                position_ids=next_position.unsqueeze(-1).to(device),
-                past_key_values=cache,
-                use_cache=True,
-            )
-            next_position = next_position + 1
-            logits = out.logits[:, -1, :]
-    return [
-        Decoded(tuple(ids), tokenizer.decode(ids, skip_special_tokens=True), reason or "length")
-        for ids, reason in zip(tokens, finished, strict=True)
-    ]
+def _left_pad(mask: torch.Tensor, width: int) -> torch.Tensor:
+    missing = width - mask.shape[-1]
+    if not missing:
+        return mask
+    return torch.cat([mask.new_zeros((mask.shape[0], missing)), mask], dim=-1)
+
+
+def decode_batch(
+    model,
+    tokenizer,
+    sequences: Sequence[SequenceToDecode],
+    *,
+    temperature: float,
+    top_p: float,
+    max_new_tokens: int,
+    end_token_ids: set[int],
+    pad_token_id: int,
+    stop: StopCheck | None = None,
+) -> list[Decoded]:
+    """Every sequence in one batch (`decode_stream` with room for all), results in order."""
+    decoded: dict[int, Decoded] = {}
+    decode_stream(
+        model,
+        tokenizer,
+        sequences,
+        batch_size=len(sequences),
+        temperature=temperature,
+        top_p=top_p,
+        max_new_tokens=max_new_tokens,
+        end_token_ids=end_token_ids,
+        pad_token_id=pad_token_id,
+        on_decoded=decoded.__setitem__,
+        stop=stop,
+    )
+    return [decoded[i] for i in range(len(sequences))]
 
 
 def _generator(seed: int | None) -> torch.Generator:

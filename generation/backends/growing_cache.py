@@ -70,11 +70,52 @@ class GrowingLayer(DynamicLayer):
         if self.get_seq_length() > 0:
             self._take(lambda buffer: buffer[indices])
 
+    def join(self, other: GrowingLayer) -> None:
+        """Append `other`'s rows (sequences) after these: both are aligned at the right, the
+        shorter left-padded with zeros (the attention mask hides those positions)."""
+        length = max(self.length, other.length)
+        room = length + max(MIN_ROOM, length // 2)
+        self.key_buffer = _stacked(self.keys, other.keys, length, room)
+        self.value_buffer = _stacked(self.values, other.values, length, room)
+        self.length = length
+        self.keys = self.key_buffer[:, :, :length]
+        self.values = self.value_buffer[:, :, :length]
+
+    def drop_front(self, positions: int) -> None:
+        """Forget the first `positions` positions (padding of every row)."""
+        if positions > 0 and self.is_initialized:
+            self.key_buffer = self.key_buffer[:, :, positions:]
+            self.value_buffer = self.value_buffer[:, :, positions:]
+            self.length -= positions
+            self.keys = self.key_buffer[:, :, : self.length]
+            self.values = self.value_buffer[:, :, : self.length]
+
     def _take(self, rows) -> None:
         self.key_buffer = rows(self.key_buffer)  # the spare room is kept
         self.value_buffer = rows(self.value_buffer)
         self.keys = self.key_buffer[:, :, : self.length]
         self.values = self.value_buffer[:, :, : self.length]
+
+
+def _stacked(first: torch.Tensor, second: torch.Tensor, length: int, room: int) -> torch.Tensor:
+    """[rows of first + rows of second, heads, room, dim], each right-aligned at `length`."""
+    batch, heads, _, dim = first.shape
+    out = first.new_zeros((batch + second.shape[0], heads, room, dim))
+    out[:batch, :, length - first.shape[-2] : length] = first
+    out[batch:, :, length - second.shape[-2] : length] = second
+    return out
+
+
+def join_rows(cache: Cache, other: Cache) -> None:
+    """Append the sequences of `other` (a growing cache of the same model) to `cache`."""
+    for mine, theirs in zip(cache.layers, other.layers, strict=True):
+        mine.join(theirs)
+
+
+def drop_front(cache: Cache, positions: int) -> None:
+    """Forget the first `positions` positions of every layer (padding of every row)."""
+    for layer in cache.layers:
+        layer.drop_front(positions)
 
 
 def growing_cache() -> Cache:

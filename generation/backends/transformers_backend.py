@@ -2,9 +2,10 @@
 
 Imported only when a local model is chosen (torch and transformers are the `local` extra).
 
-Sequences are generated in batches by `decoding.decode_batch` (prompts of similar length
-together, each prompt prefilled once, a sequence leaving the batch as soon as it ends, one
-random stream per sample so that seeded samples do not depend on the batch). A model whose
+Sequences stream through a batch by `decoding.decode_stream` (prompts of similar length
+together, each prompt prefilled once, a sequence leaving the batch as soon as it ends and a
+waiting one taking its place, one random stream per sample so that seeded samples do not
+depend on the batch). A model whose
 tokenizer has a chat template is asked in chat mode by default, any other in completion mode.
 """
 
@@ -22,7 +23,7 @@ import transformers
 
 from ..errors import GenerationError
 from .base import Backend, GenerationRequest, GenerationResult, OnResult
-from .decoding import SequenceToDecode, decode_batch, sequence_seed
+from .decoding import Decoded, SequenceToDecode, decode_stream, sequence_seed
 from .dtype import choose_dtype
 from .grouped_attention import use_grouped_decode_attention
 
@@ -131,23 +132,60 @@ class TransformersBackend(Backend):
             self._generate_group(group, on_result)
 
     def _generate_group(self, requests: list[GenerationRequest], on_result: OnResult) -> None:
-        """Requests sharing sampling settings: their sequences are batched together, prompts
-        of similar length in one batch so that little of a batch is padding."""
+        """Requests sharing sampling settings: their sequences stream through one batch of
+        `batch_size` rows (`decode_stream`), prompts of similar length next to each other, so
+        that little of the batch is padding; a request's result goes out when its n end."""
         prompt_ids = {id(r): self.prompt_token_ids(r) for r in requests}
         by_length = sorted(requests, key=lambda r: len(prompt_ids[id(r)]))
-        sequences = [(r, k) for r in by_length for k in range(r.n)]
-        outputs: dict[int, list[tuple[str, str, int, int]]] = {id(r): [] for r in requests}
+        samples = [(r, k) for r in by_length for k in range(r.n)]
+        outputs: dict[int, dict[int, tuple[str, str, int, int]]] = {id(r): {} for r in requests}
         started = {id(r): time.monotonic() for r in requests}
-        for begin in range(0, len(sequences), self.batch_size):
-            batch = sequences[begin : begin + self.batch_size]
-            try:
-                texts = self._generate_batch(batch, prompt_ids)
-            except RuntimeError as error:  # e.g. out of memory: fail these requests, go on
-                texts = [("", f"error: {error}", 0, 0)] * len(batch)
-            for (request, _), out in zip(batch, texts, strict=True):
-                outputs[id(request)].append(out)
-                if len(outputs[id(request)]) == request.n:
-                    on_result(self._result(request, outputs[id(request)], started[id(request)]))
+        sequences = [
+            SequenceToDecode(
+                prompt_ids[id(request)],
+                None
+                if request.seed is None
+                else sequence_seed(
+                    request.seed + k, request.temperature, self.render_prompt(request)
+                ),
+            )
+            for request, k in samples
+        ]  # sample k of a request draws from seed + k, its temperature and its prompt
+
+        def decoded(index: int, result: Decoded) -> None:
+            request, k = samples[index]
+            out = outputs[id(request)]
+            out[k] = (result.text, result.finish_reason, len(prompt_ids[id(request)]),
+                      len(result.token_ids))  # fmt: skip
+            if len(out) == request.n:
+                texts = [out[k] for k in range(request.n)]
+                try:
+                    on_result(self._result(request, texts, started[id(request)]))
+                except Exception as error:  # the caller's: not a decoding failure
+                    raise _NotTaken from error
+
+        first = requests[0]
+        try:
+            decode_stream(
+                self.model,
+                self.tokenizer,
+                sequences,
+                batch_size=self.batch_size,
+                temperature=first.temperature,
+                top_p=first.top_p,
+                max_new_tokens=first.max_new_tokens,
+                end_token_ids=self.end_token_ids,
+                pad_token_id=self.tokenizer.pad_token_id,
+                on_decoded=decoded,
+                stop=_stop_check(first),
+            )
+        except _NotTaken as wrapped:
+            raise wrapped.__cause__ from None  # type: ignore[misc]
+        except RuntimeError as error:  # e.g. out of memory: fail what is left, go on
+            for request in by_length:
+                if len(outputs[id(request)]) < request.n:
+                    failed = [("", f"error: {error}", 0, 0)] * request.n
+                    on_result(self._result(request, failed, started[id(request)]))
 
     def prompt_token_ids(self, request: GenerationRequest) -> tuple[int, ...]:
         """The token ids the model reads for the request's prompt (chat-rendered in chat)."""
@@ -171,36 +209,9 @@ class TransformersBackend(Backend):
             latency=time.monotonic() - started,
         )
 
-    def _generate_batch(self, batch: list[tuple[GenerationRequest, int]], prompt_ids: dict):
-        """Sequence k of a request is its sample k: its random stream is seeded from the
-        request's seed + k, the temperature and the rendered prompt (see `sequence_seed`)."""
-        first = batch[0][0]
-        sequences = [
-            SequenceToDecode(
-                prompt_ids[id(request)],
-                None
-                if request.seed is None
-                else sequence_seed(
-                    request.seed + k, request.temperature, self.render_prompt(request)
-                ),
-            )
-            for request, k in batch
-        ]
-        decoded = decode_batch(
-            self.model,
-            self.tokenizer,
-            sequences,
-            temperature=first.temperature,
-            top_p=first.top_p,
-            max_new_tokens=first.max_new_tokens,
-            end_token_ids=self.end_token_ids,
-            pad_token_id=self.tokenizer.pad_token_id,
-            stop=_stop_check(first),
-        )
-        return [
-            (d.text, d.finish_reason, len(s.prompt_ids), len(d.token_ids))
-            for d, s in zip(decoded, sequences, strict=True)
-        ]
+
+class _NotTaken(Exception):
+    """`on_result` raised (its error is the cause): raised again as it was."""
 
 
 def _stop_check(request: GenerationRequest):
