@@ -93,11 +93,14 @@ def test_the_html_per_task_view_has_a_row_per_task_and_nothing_live(hostile):
     assert "&lt;img src=x onerror=alert(1)&gt; m[b] t=0.8 original (2)" in page  # its label
 
 
-def test_markdown_and_terminal_show_the_verdicts_and_the_measured_error_rates(hostile):
+def test_markdown_and_terminal_show_the_verdicts_and_the_calibration_state(hostile):
     _, folder, text = hostile
     markdown = (folder / "report.md").read_text(encoding="utf-8")
     assert "## Per-task memorization verdict" in markdown
-    assert "false positives on held-out tasks" in markdown and "<img" not in markdown
+    assert "<img" not in markdown
+    # the shipped calibration was measured under another detector version: said, not shown
+    assert "not calibrated for these settings" in markdown
+    assert "false positives on held-out tasks" not in markdown
     assert "memorized" in text and "Verdict rule: memorized = clone evidence" in text
     assert "<b>Evil</b>/0" in text  # the terminal shows the id literally
 
