@@ -53,7 +53,7 @@ CREATE TABLE IF NOT EXISTS detections (
 );
 """
 DETECTOR = "cloneprobe.clones"
-DETECTOR_VERSION = 4
+DETECTOR_VERSION = 5
 """Raised whenever a change to the detector can change a verdict (old verdicts are then
 recomputed, not reused)."""
 MAX_PROGRAM_BYTES = 1_000_000

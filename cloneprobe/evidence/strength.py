@@ -10,6 +10,8 @@ Features of the answer against one canonical (`AnswerFeatures`), all measured on
 - `details_kept`: LCS of the canonical's details (own names and literals, in order) with the
   answer's tokens that are details too, over the canonical's details;
 - `names_kept`: the canonical's own names the answer uses;
+- `literals_kept`: the canonical's own literals the answer writes unchanged (in any quote
+  style): a changed literal is never kept;
 - `structure`: LCS of blind-renamed tokens over the longer (1.0: same code up to renaming);
 - `comments_kept`: the canonical's comments the sample repeats.
 """
@@ -23,6 +25,7 @@ from rapidfuzz.distance import LCSseq
 
 from ..clones import Fragment
 from ..clones.normalize import BLIND
+from ..clones.pretty import same_quotes
 from .canonical_profile import CanonicalProfile, body_tokens, comments_of
 
 
@@ -38,11 +41,13 @@ class AnswerFeatures:
     names_kept: tuple[str, ...]
     structure: float
     comments_kept: int
+    literals_kept: tuple[str, ...] = ()
 
     def as_dict(self) -> dict:
         data = asdict(self)
         data["lines"] = list(self.lines)
         data["names_kept"] = list(self.names_kept)
+        data["literals_kept"] = list(self.literals_kept)
         return data
 
     @classmethod
@@ -56,6 +61,7 @@ class AnswerFeatures:
             names_kept=tuple(data["names_kept"]),
             structure=data["structure"],
             comments_kept=data["comments_kept"],
+            literals_kept=tuple(data.get("literals_kept", ())),
         )
 
 
@@ -78,6 +84,7 @@ def features_of(
     blind = [BLIND.get(kind, text) for kind, text in tokens]
     structure = _ratio(LCSseq.similarity(profile.blind, blind), max(len(blind), len(profile.blind)))
     used = set(texts)
+    literals = {same_quotes(text) for kind, text in tokens if kind in ("str", "char")}
     comments = set(sample_comments)
     return AnswerFeatures(
         function=fragment.name,
@@ -88,6 +95,7 @@ def features_of(
         names_kept=tuple(n for n in profile.own_names if n in used),
         structure=structure,
         comments_kept=sum(1 for c in profile.comments if c in comments),
+        literals_kept=tuple(t for t in profile.own_literals if same_quotes(t) in literals),
     )
 
 
