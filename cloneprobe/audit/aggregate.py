@@ -48,6 +48,11 @@ class Group:
     (percent), for the peer counts (bounded: 101 values per task)."""
     evidence_verbatim: dict[str, int] = field(default_factory=dict)
     """Per task with evidence: the highest verbatim similarity (percent) of its evidence."""
+    closeness: dict[str, Counter] = field(default_factory=dict)
+    """Per informative task: how many answers have each (verbatim, structure) closeness to the
+    canonical (percent), the convergence null's view of this group as a solver."""
+    evidence_best: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Per task with evidence: the (verbatim, structure) of its closest evidence (percent)."""
 
     @property
     def label(self) -> str:
@@ -71,16 +76,21 @@ class Group:
             counts[0] += 1
             counts[1] += int(execution.passed)
 
-    def count_evidence(self, task_id: str, tier: str | None, verbatim: int) -> None:
+    def count_evidence(
+        self, task_id: str, tier: str | None, verbatim: int, structure: int | None = None
+    ) -> None:
         """One sample of an informative task, with its evidence tier (None: no clone) and its
-        answer's verbatim similarity to the canonical (percent)."""
+        answer's verbatim and structure similarity to the canonical (percent)."""
         counts = self.evidence.setdefault(task_id, [0, 0, 0])
         counts[0] += int(tier == "evidence")
         counts[1] += int(tier == "similar")
         counts[2] += 1
         self.answers.setdefault(task_id, Counter())[verbatim] += 1
+        closeness = (verbatim, verbatim if structure is None else structure)
+        self.closeness.setdefault(task_id, Counter())[closeness] += 1
         if tier == "evidence":
             self.evidence_verbatim[task_id] = max(verbatim, self.evidence_verbatim.get(task_id, 0))
+            self.evidence_best[task_id] = max(closeness, self.evidence_best.get(task_id, (0, 0)))
 
     def task_ranks(self) -> dict[str, int | None]:
         return dict(self.best)

@@ -88,6 +88,10 @@ class DetectionSettings:
     reference_solutions: Path | None = None
     """Independent solutions of the tasks (JSONL), the evidence's null model; verdicts do not
     depend on it, so it is not part of the key."""
+    panel_files: tuple[Path, ...] = ()
+    """Sample files of other solvers (--panel), for the convergence null; not part of the key."""
+    families: tuple[tuple[str, str], ...] = ()
+    """(model, family) the user named (--family); not part of the key."""
 
     @property
     def key(self) -> str:

@@ -28,7 +28,11 @@ Added by the evidence view (cloneprobe.evidence; every key above is unchanged):
   `samples_with_evidence`, `evidence_sample_rate` with `evidence_sample_ci95` (bootstrap over
   tasks), `uninformative_tasks` (task ids of the group left out of the evidence rates),
   `evidence_peers` (per task with evidence: its best verbatim similarity, how many answers of
-  the task in other groups reach it, how many there are);
+  the task in other groups reach it, how many there are); `convergence` (per task with
+  evidence: the same-task convergence null, cloneprobe.evidence.panel.convergence: families
+  and samples reaching it, p0, p, the Benjamini-Hochberg q, `memorized`, the closest
+  independent solutions and the one-line `figure`), `tasks_memorized` and
+  `tasks_convergence_missing`;
 - `comparisons[]` also: `evidence` (tasks with evidence under each prompt set, McNemar, the
   rate difference with its 95% bootstrap interval);
 - `samples[]` also: `evidence_tier` (`evidence`, `similar`, `uninformative` or null: no
@@ -82,8 +86,11 @@ class ReportBuilder:
         rank = rank_of(verdict.clone_type)
         tiered = self.view.assess(sample.task_id, verdict) if self.view else None
         if self.view is not None and self.view.informative(sample.task_id):
-            verbatim = round(100 * (verdict.answer or {}).get("verbatim", 0.0))
-            group.count_evidence(sample.task_id, tiered.tier if tiered else None, verbatim)
+            answer = verdict.answer or {}
+            verbatim = round(100 * answer.get("verbatim", 0.0))
+            structure = round(100 * answer.get("structure", 0.0))
+            group.count_evidence(sample.task_id, tiered.tier if tiered else None, verbatim,
+                                 structure)  # fmt: skip
         if execution is not None:
             self.isolation[execution.isolation or "unknown"] += 1
         self.samples.append(
@@ -123,7 +130,7 @@ class ReportBuilder:
         if self.view is not None:
             uninformative = self.view.uninformative()
             names = {u["task_id"] for u in uninformative}
-            summaries = [{**summary, **group_evidence(group, names, groups)}
+            summaries = [{**summary, **group_evidence(group, names, groups, self.view)}
                          for summary, group in zip(summaries, groups, strict=True)]  # fmt: skip
             compare_on_evidence(groups, comparisons)
             view_keys = {"uninformative_tasks": uninformative,
