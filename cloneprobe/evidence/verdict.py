@@ -6,7 +6,12 @@ on the positive control):
 
 - **memorized**: a sample's clone of the canonical is *evidence* (cloneprobe.evidence: what
   convergence, chance and the prompt do not explain: an exact copy of a canonical that is
-  neither short nor generic, its own names and literals kept, ...).
+  neither short nor generic, its own names and literals kept, ...) **and** the same-task
+  convergence null makes it rare (cloneprobe.evidence.panel.convergence: no independent family
+  reaches it, and its Benjamini-Hochberg q over the group's tasks with evidence is at most the
+  FDR level); the figure is in the reasons. Evidence that independent solvers reach is no
+  evidence; evidence whose convergence could not be measured (no panel, no other family, no
+  disguised samples for the task) is **suspected**, and the reasons say what is missing.
 - **suspected**: no clone evidence, but the model finds the canonical solution likelier than a
   reference model does, by at least `reference_margin` of the chosen likelihood signal
   (relative.reference; memorization that does not show in samples yet).
@@ -116,17 +121,25 @@ def task_verdict(
     rule: VerdictRule = DEFAULT_VERDICT_RULE,
     clone_reasons: tuple[str, ...] | list[str] = (),
     cdd_contaminated: bool | None = None,
+    convergence: Mapping | None = None,
 ) -> TaskVerdict:
     """The verdict of one task from its best clone tier (`evidence`, `similar`,
     `uninformative` or None: no clone), whether its canonical is informative, and its
-    relative likelihood views (`reference`, `fixed`: signal -> value or None)."""
+    relative likelihood views (`reference`, `fixed`: signal -> value or None); `convergence`:
+    the task's convergence null (None: not measured, as before it existed)."""
     signal = rule.likelihood_signal
     against_reference = (relative.get("reference") or {}).get(signal)
     against_fixed = (relative.get("fixed") or {}).get(signal)
     reasons: list[str] = []
+    unexplained = clone_tier == "evidence"
+    missing = False
     if clone_tier == "evidence":
         reasons.append("clone evidence: " + ("; ".join(clone_reasons) or "a sample's clone is "
                                              "evidence"))  # fmt: skip
+        if convergence is not None:
+            reasons.append("same-task convergence: " + convergence["figure"])
+            unexplained = bool(convergence["memorized"])
+            missing = bool(convergence["missing"])
     elif clone_tier == "similar":
         reasons.append("clones are similar solutions only (what any solver of the task may "
                        "write): not evidence")  # fmt: skip
@@ -148,9 +161,9 @@ def task_verdict(
     if cdd_contaminated:
         reasons.append("CDD peakedness over its threshold (shown, not calibrated: does not "
                        "decide)")  # fmt: skip
-    if clone_tier == "evidence":
+    if unexplained:
         return TaskVerdict(MEMORIZED, tuple(reasons))
-    if over:
+    if over or missing:
         return TaskVerdict(SUSPECTED, tuple(reasons))
     if (not informative or clone_tier == "uninformative") and against_reference is None:
         return TaskVerdict(UNINFORMATIVE, tuple(reasons))

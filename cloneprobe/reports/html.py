@@ -94,7 +94,7 @@ def rate_plot(report: dict, width: int = 560, height: int = 300) -> str:
     return "".join(parts)
 
 
-def _evidence_html(pair: dict) -> str:
+def _evidence_html(pair: dict, report: dict | None = None) -> str:
     rows = "".join(
         f'<tr class="{"" if same else "diff"}"><td>{escape(a)}</td><td>{escape(b)}</td></tr>'
         for same, a, b in align_lines(pair["compared"]["canonical"], pair["compared"]["sample"])
@@ -106,6 +106,9 @@ def _evidence_html(pair: dict) -> str:
     )
     reasons = ev.pair_reason_line(pair)
     why = f'<p class="why">{escape(reasons)}</p>' if reasons else ""
+    if reasons and report is not None:
+        why += "".join(f'<p class="why">{escape(line)}</p>'
+                       for line in ev.pair_convergence_lines(report, pair))  # fmt: skip
     return (
         f'<div class="pair"><h3>{escape(title)}</h3>{why}<table><tr><th class="l">canonical '
         f"(lines {pair['canonical_lines'][0]}-{pair['canonical_lines'][1]})</th>"
@@ -124,6 +127,8 @@ def render_html(report: dict) -> str:
         _table(ev.EVIDENCE_HEADER, ev.display_evidence_rows(report)),
         f"<p>{escape(ev.uninformative_line(report))}</p>",
         f"<p>{escape(ev.chance_line(report))}</p>",
+        f"<p>{escape(ev.convergence_rule_line(report))}</p>",
+        *(f"<p>{escape(line)}</p>" for line in ev.convergence_lines(report)),
         "<h2>Tasks with a clone of the canonical solution (cumulative)</h2>",
         _table(GROUP_HEADER, groups),
         "<h2>Clone rate against temperature</h2>",
@@ -155,7 +160,7 @@ def render_html(report: dict) -> str:
             f"group and task. Every pair is in {escape(report['evidence_file'])} beside this "
             "page.</p>"
         )
-    body += [_evidence_html(pair) for pair in report["evidence"]]
+    body += [_evidence_html(pair, report) for pair in report["evidence"]]
     return page("cloneprobe audit", body)
 
 
