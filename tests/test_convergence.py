@@ -90,8 +90,8 @@ def test_a_panel_file_of_another_family_takes_the_claim_away_but_not_one_of_its_
     assert other["convergence"]["HumanEval/20"]["families_reaching"] == ["deepseek"]
     assert not other["convergence"]["HumanEval/20"]["memorized"]
     # the user says the panel file's model is of the audited model's family: no vouching
-    own = group_of(detect(tmp_path / "b", copies(20), "--panel", str(panel),
-                          "--family", "deepseek-coder-6.7b=mine", "--family", "m=mine"))  # fmt: skip
+    same_family = ("--family", "deepseek-coder-6.7b=mine", "--family", "m=mine")
+    own = group_of(detect(tmp_path / "b", copies(20), "--panel", str(panel), *same_family))
     assert own["convergence"]["HumanEval/20"]["memorized"]
 
 
@@ -135,8 +135,8 @@ def test_verdict_rests_on_the_convergence_figure():
     convergent = task_verdict("evidence", True, {}, convergence={
         **base, "memorized": False, "figure": "2 of 3 ...: convergent"})  # fmt: skip
     assert convergent.verdict != MEMORIZED
-    missing = task_verdict("evidence", True, {}, convergence={
-        "memorized": False, "missing": True, "figure": "convergence not measured: ..."})  # fmt: skip
+    unmeasured = {"memorized": False, "missing": True, "figure": "convergence not measured"}
+    missing = task_verdict("evidence", True, {}, convergence=unmeasured)
     assert missing.verdict == SUSPECTED
     assert any("not measured" in r for r in missing.reasons)
 
