@@ -152,3 +152,14 @@ def test_a_benchmark_without_a_panel_says_convergence_is_missing(tmp_path):
     null = group["convergence"]["T/20"]
     assert null["missing"] and not null["memorized"]
     assert "not measured" in null["figure"]
+
+
+def test_two_families_are_too_few_to_call_a_copy_rare(tmp_path):
+    # a model of a panel family (openai-gpt) leaves two independent families in the shipped
+    # panel: "0 of 2" is no rarity, so the verdict says what is missing
+    group = group_of(detect(tmp_path, copies(20), model="gpt-4o"), "gpt-4o")
+    null = group["convergence"]["HumanEval/20"]
+    assert null["thin"] and null["missing"] and not null["memorized"]
+    assert null["families"] == 2
+    assert "only 2 independent families" in null["figure"]
+    assert group["tasks_convergence_missing"] == ["HumanEval/20"]

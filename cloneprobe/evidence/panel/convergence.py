@@ -19,7 +19,9 @@ is within `margin` of the evidence's. Per task with evidence:
   Benjamini-Hochberg (the false-discovery rate over the benchmark's tasks is held at `alpha`):
   **memorized** is a task whose evidence is not convergent and whose adjusted q <= alpha;
 - a task no independent solver of the task was measured on (no panel, no other family, no
-  disguised sample) is **missing**: the verdict says so and claims no memorization.
+  disguised sample) is **missing**, and one measured on fewer than `min_families` independent
+  families and no disguised sample is **thin** (0 of 2 families is no rarity): the verdict
+  says what is missing and claims no memorization.
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ class ConvergenceRule:
     """Independent families reaching the evidence that make the task convergent."""
     alpha: float = 0.1
     """The false-discovery rate held over a group's tasks with evidence (Benjamini-Hochberg)."""
+    min_families: int = 3
+    """Independent families a rarity needs to be measured on (unless disguised samples of the
+    model itself were measured too)."""
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -107,6 +112,7 @@ def task_null(
     p_value = binomial_tail(evidence_samples, samples, p0)
     convergent = len(families_reaching) >= rule.convergent_families
     missing = total == 0
+    thin = not missing and len(families) < rule.min_families and disguised_total == 0
     return {
         "task_id": task_id,
         "target": {"verbatim": target[0], "structure": target[1]},
@@ -122,7 +128,8 @@ def task_null(
         "p0": round(p0, 6),
         "p": 1.0 if convergent or missing else round(p_value, 8),
         "convergent": convergent,
-        "missing": missing,
+        "missing": missing or thin,
+        "thin": thin,
         "closest": closest[:3],
     }
 
@@ -142,6 +149,13 @@ def decide(nulls: dict[str, dict], rule: ConvergenceRule = DEFAULT_CONVERGENCE) 
 
 def figure_line(null: dict, rule: ConvergenceRule = DEFAULT_CONVERGENCE) -> str:
     """ "0 of 3 panel families and 1 of 40 disguised samples reach this ..." for reasons."""
+    if null.get("thin"):
+        return (
+            f"convergence measured on only {null['families']} independent families and no "
+            f"disguised samples (at least {rule.min_families} families needed; "
+            f"{null['samples_reaching']} of {null['samples']} of their samples reach this): "
+            "add --panel files of other families or sample the disguised prompts"
+        )
     if null["missing"]:
         return (
             "convergence not measured: no independent solver of the task (no panel figures, "
