@@ -106,15 +106,40 @@ def _docstring_span(function: ast.FunctionDef) -> tuple[int, int] | None:
 
 
 def _rename_in_docstring(lines: list[str], span: tuple[int, int], renames: dict[str, str]) -> None:
-    """Rename in the docstring's lines: every name on `>>>` lines; outside them only names
-    longer than one letter (a one-letter `a` is also an English word)."""
+    """Rename in the docstring's lines: an example's call (`>>>`) as code (its strings kept);
+    its output line not at all; prose outside quotes, a one-letter name only where it reads as
+    code (`f(n)`, `n-1`, `n <= 3`: a lone `a` is also a word)."""
+    after_example = False
     for index in range(span[0] - 1, span[1]):
         line = lines[index]
-        example = ">>>" in line
-        for old, new in renames.items():
-            if len(old) > 1 or example:
-                line = re.sub(rf"(?<![\w.]){re.escape(old)}(?!\w)", new, line)
-        lines[index] = line
+        if ">>>" in line:
+            head, _, call = line.rstrip("\n").partition(">>>")
+            code = call.lstrip()
+            space = call[: len(call) - len(code)]
+            for old, new in renames.items():
+                code = rename_identifier(code, old, new)
+            lines[index] = f"{head}>>>{space}{code}" + (
+                "\n" if line.endswith("\n") else "")  # fmt: skip
+            after_example = True
+            continue
+        if after_example and line.strip():
+            after_example = False
+            continue
+        after_example = False
+        paired = (line.count("'") + line.count('"')) % 2 == 0
+        pieces = re.split(r"('[^'\n]*'|\"[^\"\n]*\")", line) if paired else [line]
+        for number, piece in enumerate(pieces):
+            if number % 2:
+                continue  # a quoted string: a value, not a name
+            for old, new in renames.items():
+                name = re.escape(old)
+                if len(old) > 1:
+                    piece = re.sub(rf"(?<![\w.]){name}(?!\w)", new, piece)
+                else:
+                    code = rf"(?<![\w.'])(?:(?<=[(\[,])\s*)?{name}(?=\s*[-+*/%)\],=<>])"
+                    piece = re.sub(code, new, piece)
+            pieces[number] = piece
+        lines[index] = "".join(pieces)
 
 
 def _add_varargs(source: str, entry_point: str) -> str:
@@ -183,6 +208,11 @@ def _changed_examples(task: Task, lines: list[str], span: tuple[int, int],
         return 0
     found = []
     for index in range(span[0] - 1, min(span[1], len(lines) - 1)):
+        arrow = re.match(rf"^(\s*)({re.escape(task.entry_point)}\(.*\))(\s*(?:==>|=>|➞|->)\s*)"
+                         r"(.*?)\s*$", lines[index])  # fmt: skip
+        if arrow:  # `f(-12) ==> (1, 1)`: call and output on one line
+            found.append((index, arrow.groups()))
+            continue
         match = re.match(r"^(\s*>>>\s*)(.*?)\s*$", lines[index])
         if not match or not match.group(2).startswith(f"{task.entry_point}("):
             continue
@@ -190,23 +220,36 @@ def _changed_examples(task: Task, lines: list[str], span: tuple[int, int],
             call = ast.parse(match.group(2), mode="eval")
         except SyntaxError:
             continue
-        moved = ast.unparse(_moved(ast.parse(match.group(2), mode="eval")))
-        if moved != ast.unparse(call):
-            found.append((index, match.group(1), match.group(2), moved))
-    if not found:
-        return 0
-    reference = task.prompt + task.canonical_solution
-    calls = [original for _, _, original, _ in found] + [moved for *_, moved in found]
-    results = evaluate(reference, calls)
-    changed = 0
-    for number, (index, head, original, moved) in enumerate(found):
-        before, after = results[number], results[len(found) + number]
-        shown = lines[index + 1].strip()
-        if after is None or before is None or before != shown or "\n" in after:
+        found.append((index, (match.group(1), match.group(2))))
+    calls, moves = [], []
+    for index, parts in found:
+        try:
+            call = ast.parse(parts[1], mode="eval")
+        except SyntaxError:
             continue
-        indent = lines[index + 1][: len(lines[index + 1]) - len(lines[index + 1].lstrip())]
-        lines[index] = f"{head}{moved}\n"
-        lines[index + 1] = f"{indent}{after}\n"
+        moved = ast.unparse(_moved(ast.parse(parts[1], mode="eval")))
+        if moved != ast.unparse(call):
+            calls.append(parts[1])
+            moves.append((index, parts, moved))
+    if not moves:
+        return 0
+    results = evaluate(task.prompt + task.canonical_solution, calls + [m for *_, m in moves])
+    changed = 0
+    for number, (index, parts, moved) in enumerate(moves):
+        before, after = results[number], results[len(moves) + number]
+        if after is None or before is None or "\n" in after:
+            continue
+        if len(parts) == 4:  # one line: indent, call, arrow, output
+            if before != parts[3]:
+                continue
+            lines[index] = f"{parts[0]}{moved}{parts[2]}{after}\n"
+        else:
+            shown = lines[index + 1]
+            if before != shown.strip():
+                continue
+            indent = shown[: len(shown) - len(shown.lstrip())]
+            lines[index] = f"{parts[0]}{moved}\n"
+            lines[index + 1] = f"{indent}{after}\n"
         changed += 1
     return changed
 

@@ -53,6 +53,9 @@ class Group:
     canonical (percent), the convergence null's view of this group as a solver."""
     evidence_best: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Per task with evidence: the (verbatim, structure) of its closest evidence (percent)."""
+    leaks: dict[str, list[str]] = field(default_factory=dict)
+    """Per task (disguised prompts): original names its samples write that the disguised
+    prompt no longer shows."""
 
     @property
     def label(self) -> str:

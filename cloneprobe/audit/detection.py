@@ -19,6 +19,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from cloneprobe.benchmarks import Benchmark, canonical_source, nicad_min_lines
+from cloneprobe.benchmarks.disguise import map_back
+from cloneprobe.benchmarks.prompts import disguise_renames
 from cloneprobe.clones import (
     DetectorConfig,
     Fragment,
@@ -388,6 +390,16 @@ def _stored_verdict(row: tuple) -> Verdict:
                    json.loads(row[5]) if row[5] else None)  # fmt: skip
 
 
+def as_compared(sample: SampleProgram) -> SampleProgram:
+    """A disguised-prompt sample mapped back through the disguise's renaming (its entry point,
+    parameters and docstring names given their original names again), so it is compared with
+    the canonical as if written for the original prompt; any other sample as it is."""
+    renames = disguise_renames(sample.prompt_set, sample.task_id)
+    if not renames:
+        return sample
+    return replace(sample, program=map_back(sample.program, renames), entry_point=None)
+
+
 def judge(
     store: DetectionStore,
     canonicals: CanonicalFragments,
@@ -401,7 +413,8 @@ def judge(
     todo: dict[tuple[str, str | None], list[SampleProgram]] = {}
     for sample in samples:
         if sample.sample_id not in verdicts:
-            todo.setdefault((sample.task_id, sample.entry_point), []).append(sample)
+            compared = as_compared(sample)
+            todo.setdefault((compared.task_id, compared.entry_point), []).append(compared)
     for (task_id, entry_point), task_samples in todo.items():
         fresh = detect_task(canonicals, settings, task_id, task_samples, entry_point)
         store.add(settings.key, fresh, keys)

@@ -47,6 +47,7 @@ Added by the evidence view (cloneprobe.evidence; every key above is unchanged):
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 from cloneprobe.audit.aggregate import Group, compare_prompt_sets, prompt_label
 from cloneprobe.audit.detection import CanonicalFragments, DetectionSettings, Verdict
@@ -85,6 +86,16 @@ class ReportBuilder:
         """One judged sample (a stored sample: model, task_id, sample_index, program ...)."""
         rank = rank_of(verdict.clone_type)
         tiered = self.view.assess(sample.task_id, verdict) if self.view else None
+        leaked = self.view.disguise_leaks(sample) if self.view else []
+        if leaked and tiered is not None:
+            # memory of the original prompt: evidence by itself, whatever the clone verdict
+            for name in leaked:
+                if name not in group.leaks.setdefault(sample.task_id, []):
+                    group.leaks[sample.task_id].append(name)
+            reason = (f"writes {', '.join(f'`{n}`' for n in leaked)}: the original prompt's "
+                      "name(s), which the disguised prompt no longer shows")  # fmt: skip
+            tiered = replace(tiered, tier="evidence", strength=1.0,
+                             reasons=(reason, *tiered.reasons))  # fmt: skip
         if self.view is not None and self.view.informative(sample.task_id):
             answer = verdict.answer or {}
             verbatim = round(100 * answer.get("verbatim", 0.0))

@@ -106,6 +106,21 @@ class StreamedEvidence:
             pairs=assessments,
         )
 
+    def disguise_leaks(self, sample) -> list[str]:
+        """Original names a disguised-prompt sample writes that its prompt no longer shows (and
+        that the disguised prompt's words do not make natural)."""
+        from ..benchmarks.disguise import leaked_names
+        from ..benchmarks.prompts import disguise_renames, disguised_prompt
+        from .canonical_profile import natural_name, prompt_stems
+
+        renames = disguise_renames(sample.prompt_set, sample.task_id)
+        prompt = disguised_prompt(sample.task_id) if renames else None
+        if not renames or prompt is None:
+            return []
+        stems = prompt_stems(prompt)
+        return leaked_names(sample.program or "", renames, prompt,
+                            lambda name: natural_name(name, stems))  # fmt: skip
+
     def family(self, model: str) -> str:
         return family_of(model, self.families)
 
@@ -142,7 +157,15 @@ class StreamedEvidence:
             nulls[task_id] = task_null(task_id, (v / 100, s / 100), family,
                                        self.solvers(task_id, group, groups), with_evidence,
                                        samples, self.convergence_rule)  # fmt: skip
-        return decide(nulls, self.convergence_rule)
+        decided = decide(nulls, self.convergence_rule)
+        for task_id, names in group.leaks.items():
+            if task_id in decided:
+                named = ", ".join(f"`{n}`" for n in names)
+                figure = (f"writes {named} under the disguised prompt, the original prompt's "
+                          "name(s) it no longer shows: memory of the original prompt, evidence "
+                          "by itself")  # fmt: skip
+                decided[task_id].update(memorized=True, leaked=names, figure=figure)
+        return decided
 
     def uninformative(self) -> list[dict]:
         """The report's tasks whose canonical is mostly prompt code."""
