@@ -65,13 +65,30 @@ def git_files(mirrors: Path, source: dict) -> list[str]:
     return result.stdout.split()
 
 
+def after_signature(prompt: str, entry_point: str, completion: str) -> str:
+    """The whole program of a completion that was sampled after the entry point's signature
+    (it writes the docstring again, then the body): the prompt up to its docstring, then it."""
+    start = prompt.find(f"def {entry_point}(")
+    quotes = [i for i in (prompt.find('"""', start), prompt.find("'''", start)) if i >= 0]
+    if start < 0 or not quotes:
+        return completion
+    return prompt[: min(quotes)] + completion
+
+
 def raw_samples(mirrors: Path, source: dict, benchmark: Benchmark) -> Iterator[tuple[str, str]]:
-    """(task_id, the model's output as published) of every sample of a source."""
+    """(task_id, the model's output as published) of every sample of a source; a source whose
+    completions follow the signature (`"completion_follows": "signature"`) as whole programs."""
     if source["format"] == "jsonl":
         for line in git_show(mirrors, source, source["path"]).splitlines():
             if line.strip():
                 record = json.loads(line)
                 text = record.get("completion", record.get("solution"))
+                task = benchmark.get(str(record["task_id"]))
+                follows = source.get("completion_follows") == "signature"
+                if follows and task and isinstance(text, str) and text.lstrip()[:3] in (
+                    '"""', "'''"
+                ):
+                    text = after_signature(task.prompt, task.entry_point, text)
                 if isinstance(text, str):
                     yield str(record["task_id"]), text
     elif source["format"] == "markdown-runs":
