@@ -6,9 +6,9 @@ models of the report, the files the user names with `--panel`, and the model's o
 under disguised prompts. Models of the model's own family never count (they share its training
 data and habits); the model's disguised samples count as samples, not as a family.
 
-A solver's sample *reaches* the evidence when it is as close on either measure of closeness:
-its structure (blind-renamed tokens: the same code up to renaming) or its verbatim similarity
-is within `margin` of the evidence's. Per task with evidence:
+A solver's sample *reaches* the evidence when it is as close on either measure of closeness,
+up to what trivial style choices change: its structure (blind-renamed tokens: the same code
+up to renaming) or its verbatim similarity is within `margin` of the evidence's. Per task with evidence:
 
 - **convergent**: at least `convergent_families` independent families reach it (with the
   model, two unrelated families then write the same code): never memorized, whatever else;
@@ -35,9 +35,13 @@ from .figures import Solver
 
 @dataclass(frozen=True)
 class ConvergenceRule:
-    margin: float = 0.02
+    margin: float = 0.15
     """A sample within this much of the evidence's structure or verbatim similarity reaches
-    it."""
+    it: trivial style choices move these measures that much (an `else:` after a `return`, a
+    temporary inlined: about 3-6% each on a 60-token body). With 0.02, phi-1's Heron formula
+    for HumanEval/71 (94% structure; GPT-3.5, GPT-4 and WizardCoder at 84%) was called
+    memorized and a blind reading judged it what a competent solver writes
+    (docs/evidence-convergence.md)."""
     convergent_families: int = 1
     """Independent families reaching the evidence that make the task convergent."""
     alpha: float = 0.1
