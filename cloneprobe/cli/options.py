@@ -97,7 +97,8 @@ generation_options = apply([
     click.option("-n", "n", type=click.IntRange(min=1), default=None,
                  help="Samples per task, prompt variant and temperature (default 20)."),
     click.option("--prompts", "prompts_spec", default=None, metavar="SETS",
-                 help="Comma-separated prompt sets: original, fixed, or paths "
+                 help="Comma-separated prompt sets: original, fixed, disguised (renamed, "
+                 "decorated, examples recomputed: the model's own convergence null), or paths "
                  "(default original,fixed)."),
     click.option("--benchmark", "benchmark_spec", default="humaneval", show_default=True,
                  metavar="humaneval|FILE.jsonl", help="The tasks."),

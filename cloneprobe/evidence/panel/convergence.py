@@ -8,7 +8,8 @@ data and habits); the model's disguised samples count as samples, not as a famil
 
 A solver's sample *reaches* the evidence when it is as close on either measure of closeness,
 up to what trivial style choices change: its structure (blind-renamed tokens: the same code
-up to renaming) or its verbatim similarity is within `margin` of the evidence's. Per task with evidence:
+up to renaming) or its verbatim similarity is within `margin` of the evidence's. Per task with
+evidence:
 
 - **convergent**: at least `convergent_families` independent families reach it (with the
   model, two unrelated families then write the same code): never memorized, whatever else;
