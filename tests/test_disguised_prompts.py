@@ -99,6 +99,12 @@ def test_disguised_copy_is_mapped_back_and_the_disguise_is_a_null(tmp_path):
     assert null["memorized"]
     assert "0 of 2 disguised-prompt samples" in null["figure"]
     assert any(c["other"] == "disguised" for c in report["comparisons"])
+    # executed under the disguised name (`locate_nearest_items(values, *args, **kwargs)`):
+    # pass@1 original against disguised is in the comparison
+    executed = run("detect", store, "--execute", "--json")
+    comparison = next(c for c in executed["comparisons"] if c["other"] == "disguised")
+    assert comparison["pass@1"] == {"tasks": 1, "original": 100.0, "other": 100.0,
+                                    "difference": 0.0}  # fmt: skip
     # the same model writing the canonical under the disguise too: convergence, not memory
     copy = write(tmp_path / "c.jsonl", [disguised_body(20)], 20, first=2)
     run("import", str(copy), "--store", store, "--model", "m", "--temperature", "0.2",

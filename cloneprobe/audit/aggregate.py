@@ -211,9 +211,24 @@ def compare_prompt_sets(groups: list[Group], seed: int = 0) -> list[dict]:
                     "other": other.label,
                     "tasks": len(shared),
                     "by_type": per_type,
+                    "pass@1": compare_pass_at_1(base, other),
                 }
             )
     return comparisons
+
+
+def compare_pass_at_1(base: Group, other: Group) -> dict | None:
+    """pass@1 (percent) of both groups on the tasks both executed (None: none)."""
+    shared = sorted(set(base.runs) & set(other.runs))
+    if not shared:
+        return None
+
+    def rate(group: Group) -> float:
+        return 100 * sum(group.runs[t][1] / group.runs[t][0] for t in shared) / len(shared)
+
+    first, second = rate(base), rate(other)
+    return {"tasks": len(shared), "original": round(first, 2), "other": round(second, 2),
+            "difference": round(first - second, 2)}  # fmt: skip
 
 
 def _cloned(task_rank: int | None, clone_type: str) -> bool:

@@ -13,7 +13,8 @@ Schema (`schema`: "cloneprobe.audit/1"):
   and the `drop` from the overall pass@1);
 - `comparisons`: original against each other prompt set per model x temperature, by type:
   tasks cloned under each, under one only, the exact McNemar p-value, the difference in task
-  rates (original minus other, percentage points) with a 95% bootstrap interval;
+  rates (original minus other, percentage points) with a 95% bootstrap interval, and
+  `pass@1` (both groups' pass@1 on the tasks both executed; null when none was);
 - `samples`: `model`, `temperature`, `prompt_set`, `variant`, `task_id`, `sample`,
   `clone_type` (1, 2, 3 or null: the most specific found), `similarity`, `trivial_type`, and
   `passed` and `reason` when executed;

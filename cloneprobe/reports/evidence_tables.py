@@ -12,7 +12,7 @@ EVIDENCE_HEADER = ["model", "temperature", "prompts", "informative tasks",
                    "similar solutions only", "memorized (rare under convergence)"]  # fmt: skip
 EVIDENCE_COMPARISON_HEADER = ["model", "temperature", "vs", "tasks", "evidence original",
                               "evidence other", "only original", "only other", "McNemar p",
-                              "difference [95% CI]"]  # fmt: skip
+                              "difference [95% CI]", "pass@1 original / other"]  # fmt: skip
 EVIDENCE_TITLE = (
     "Evidence of memorization (headline: what convergence, chance and the prompt do not explain)"
 )
@@ -102,9 +102,16 @@ def display_evidence_comparison_rows(report: dict) -> list[list[str]]:
             [c["model"], f"{c['temperature']:g}", c["other"], str(e["tasks"]),
              str(e["tasks_with_evidence_original"]), str(e["tasks_with_evidence_other"]),
              str(e["only_original"]), str(e["only_other"]), f"{e['mcnemar_p']:.3g}",
-             f"{e['rate_difference']:+.1f} pp [{e['ci95'][0]:+.1f}, {e['ci95'][1]:+.1f}]"]
+             f"{e['rate_difference']:+.1f} pp [{e['ci95'][0]:+.1f}, {e['ci95'][1]:+.1f}]",
+             _pass_cell(c.get("pass@1"))]
         )  # fmt: skip
     return rows
+
+
+def _pass_cell(figure: dict | None) -> str:
+    if not figure:
+        return "-"
+    return f"{figure['original']:.1f} / {figure['other']:.1f} ({figure['tasks']} tasks)"
 
 
 def uninformative_line(report: dict) -> str:
