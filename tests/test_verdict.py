@@ -14,6 +14,7 @@ from cloneprobe.evidence.verdict import (
     VerdictRule,
     calibration,
     calibration_line,
+    evidence_key,
     task_verdict,
 )
 
@@ -81,6 +82,11 @@ def test_the_default_rule_is_the_one_the_calibration_measured():
     assert measured["rule"] == DEFAULT_VERDICT_RULE.as_dict()
     rates = measured["error_rates"]["cross_fitted"]
     assert {"fpr_base", "fpr_held_out", "tpr_contaminated"} <= set(rates)
-    line = calibration_line()
+    # keyed by everything that decides a verdict: measured under today's evidence, the rates
+    # show; measured before (the shipped file predates the convergence null), they do not
+    current = {**measured, "evidence": evidence_key()}
+    line = calibration_line(measured=current)
     assert "false positives on held-out tasks" in line and "base model flagged" in line
-    assert "not measured" in calibration_line(VerdictRule("min_k", 0.1))
+    stale = {**measured, "evidence": {**evidence_key(), "detector_version": 4}}
+    assert "not measured" in calibration_line(measured=stale)
+    assert "not measured" in calibration_line(VerdictRule("min_k", 0.1), measured=current)

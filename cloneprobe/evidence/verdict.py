@@ -71,14 +71,33 @@ def calibration() -> dict:
         return {}
 
 
-def calibration_line(rule: VerdictRule = DEFAULT_VERDICT_RULE) -> str:
-    """One line for reports: the rule and its measured error rates on the positive control."""
-    measured = calibration()
-    head = (f"Verdict rule: memorized = clone evidence; suspected = {rule.likelihood_signal} "
+def evidence_key() -> dict:
+    """Everything besides the verdict rule that decides a verdict: the detector's version (the
+    evidence features and details), the convergence rule and the panel figures' version. A
+    calibration measured under another key is stale: never shown as measured."""
+    from ..audit.detection import DETECTOR_VERSION
+    from .panel.convergence import DEFAULT_CONVERGENCE
+    from .panel.figures import PANEL_VERSION
+
+    return {"detector_version": DETECTOR_VERSION, "panel_version": PANEL_VERSION,
+            "convergence": DEFAULT_CONVERGENCE.as_dict()}  # fmt: skip
+
+
+def calibration_line(rule: VerdictRule = DEFAULT_VERDICT_RULE, measured: dict | None = None) -> str:
+    """One line for reports: the rule and its measured error rates on the positive control
+    (`measured`: the calibration, default the shipped file)."""
+    measured = calibration() if measured is None else measured
+    head = (f"Verdict rule: memorized = clone evidence the same-task convergence null makes "
+            f"rare; suspected = {rule.likelihood_signal} "
             f"relative to a reference model >= {rule.reference_margin:g}; a bare likelihood or "
             "a similarity decides nothing.")  # fmt: skip
     if not measured or measured.get("rule") != rule.as_dict():
         return head + " Error rates: not measured for this rule."
+    if measured.get("evidence") != evidence_key():
+        return (head + " Error rates: not measured for this rule (the calibration on file was "
+                "measured before the same-task convergence null and the evidence details it "
+                "decides with; rerun the positive control and "
+                "`python -m cloneprobe.evidence.calibrate.verdict DIR --write ...`).")  # fmt: skip
 
     def pct(r: dict) -> str:
         return (f"{r['flagged']}/{r['tasks']} ({100 * r['rate']:.0f}%, 95% CI "

@@ -44,6 +44,7 @@ from cloneprobe.evidence.verdict import (
     FLAGGED,
     VERDICTS,
     VerdictRule,
+    evidence_key,
     task_verdict,
 )
 
@@ -297,6 +298,7 @@ def main() -> None:
         s = control["settings"]
         written = {
             "rule": result["verdict"]["rule"],
+            "evidence": evidence_key(),
             "measured": result["control"]["measured"],
             "control": control_summary(s),
             "command": f"cloneprobe control --limit {s.get('limit')} -n {s['n']} --seed {s['seed']}"
