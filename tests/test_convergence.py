@@ -163,3 +163,20 @@ def test_two_families_are_too_few_to_call_a_copy_rare(tmp_path):
     assert null["families"] == 2
     assert "only 2 independent families" in null["figure"]
     assert group["tasks_convergence_missing"] == ["HumanEval/20"]
+
+
+def test_terminal_and_html_show_the_figure_and_the_closest_independent_solutions(tmp_path):
+    path = write(tmp_path / "samples.jsonl", copies(20, 40))
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, [
+        "detect", str(path), "--store", str(tmp_path / "s.sqlite"), "--model", "m",
+        "--temperature", "0.2", "--evidence", "--report", str(out)])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "memorized (rare under convergence)" in text
+    assert "HumanEval/20: MEMORIZED: 0 of 3 independent families" in text
+    assert "HumanEval/40: convergent" in text
+    assert "closest independent: codegen-2b-mono (salesforce-codegen, panel)" in text
+    assert "same-task convergence: 0 of 3 independent families" in text  # beside the pair
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "closest independent:" in html and "Benjamini-Hochberg" in html
