@@ -117,6 +117,7 @@ def test_families_by_name_and_by_the_user():
     assert infer_family("codellama/CodeLlama-34b-Instruct-hf") == "meta-llama"
     assert infer_family("Salesforce/codegen-2B-mono") == "salesforce-codegen"
     assert infer_family("my-model") == "model:my-model"
+    assert infer_family("embedded") == "huggingface-smollm"  # the embedded SmolLM2
     assert family_of("my-model", {"my-model": "meta-llama"}) == "meta-llama"
 
 

@@ -25,7 +25,7 @@ FAMILY_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"qwen", "qwen"),
     (r"claude", "anthropic"),
     (r"gemini|gemma|palm|bard", "google"),
-    (r"smollm", "huggingface-smollm"),
+    (r"smollm|^embedded$", "huggingface-smollm"),
     (r"incoder", "meta-incoder"),
     (r"polycoder", "polycoder"),
 )
