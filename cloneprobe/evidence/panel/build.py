@@ -107,10 +107,12 @@ def raw_samples(mirrors: Path, source: dict, benchmark: Benchmark) -> Iterator[t
         raise SourceError(f"{source['id']}: unknown format {source['format']!r}")
 
 
-def build_figures(mirrors: Path, role: str = "panel") -> dict:
+def build_figures(mirrors: Path, role: str = "panel", sources: list[dict] | None = None) -> dict:
+    """The figures of the sources of `role` (default: those `sources.json` lists)."""
     benchmark = load_benchmark("humaneval")
     canonicals = CanonicalFragments(benchmark)
-    sources = [s for s in json.loads(SOURCES_FILE.read_text())["sources"] if s["role"] == role]
+    listed = json.loads(SOURCES_FILE.read_text())["sources"] if sources is None else sources
+    sources = [s for s in listed if s["role"] == role]
     tasks: dict[str, dict] = defaultdict(dict)
     models = {}
     for source in sources:
