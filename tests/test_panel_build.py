@@ -32,7 +32,8 @@ def mirror(root: Path) -> str:
     program = task.prompt + OWN_40
     (repo / "pages" / "40.md").write_text(
         f"# Results\n## Correct solution\n```python\n{task.prompt}{task.canonical_solution}```\n"
-        f"## Runs\n### ✅ Run 1\nResult: Pass\n```python\n{program}```\n")
+        f"## Runs\n### ✅ Run 1\nResult: Pass\n```python\n{program}```\n"
+    )
     git(repo, "init", "-q")
     git(repo, "-c", "user.email=t@t", "-c", "user.name=t", "add", ".")
     git(repo, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "samples")

@@ -85,8 +85,11 @@ def raw_samples(mirrors: Path, source: dict, benchmark: Benchmark) -> Iterator[t
                 text = record.get("completion", record.get("solution"))
                 task = benchmark.get(str(record["task_id"]))
                 follows = source.get("completion_follows") == "signature"
-                if follows and task and isinstance(text, str) and text.lstrip()[:3] in (
-                    '"""', "'''"
+                if (
+                    follows
+                    and task
+                    and isinstance(text, str)
+                    and text.lstrip()[:3] in ('"""', "'''")
                 ):
                     text = after_signature(task.prompt, task.entry_point, text)
                 if isinstance(text, str):
