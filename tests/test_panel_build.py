@@ -12,8 +12,10 @@ from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.evidence.panel.build import build_figures
 
 HUMANEVAL = load_humaneval()
-OWN_40 = ("    seen = sorted(l)\n    for a in range(len(seen)):\n"
-          "        if -seen[a] in seen[a + 1:]:\n            return True\n    return False\n")  # fmt: skip
+OWN_40 = (
+    "    seen = sorted(l)\n    for a in range(len(seen)):\n"
+    "        if -seen[a] in seen[a + 1:]:\n            return True\n    return False\n"
+)
 
 
 def git(repo: Path, *args: str) -> str:
