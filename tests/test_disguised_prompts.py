@@ -135,3 +135,22 @@ def test_original_names_in_a_disguised_sample_are_evidence_by_themselves(tmp_pat
 @pytest.mark.slow
 def test_shipped_disguised_data_is_what_the_builder_makes():
     assert build_disguised(["--check"]) == 0
+
+
+@pytest.mark.slow
+def test_every_disguised_prompt_with_the_canonical_passes_the_tasks_tests():
+    # the task is unchanged: the canonical under the disguised names, run in a separate
+    # interpreter (trusted reference code), passes the task's own tests called by the new name
+    from cloneprobe.benchmarks.reference_run import run_reference
+
+    failed = []
+    for prompt in DISGUISED.prompts:
+        task = HUMANEVAL.get(prompt.task_id)
+        number = int(task.task_id.split("/")[1])
+        program = (f"{prompt.text}{disguised_body(number)}\n\n{task.entry_point} = "
+                   f"{prompt.entry_point}\n{task.test}\ncheck({prompt.entry_point})\n"
+                   "print('passed')\n")  # fmt: skip
+        run = run_reference(program, timeout=30)
+        if not run.ok or "passed" not in run.stdout:
+            failed.append(task.task_id)
+    assert failed == []
