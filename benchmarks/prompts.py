@@ -1,9 +1,11 @@
 """Prompt sets: the prompts a model is sampled on, in one or more variants per task.
 
-Built in: `original` (the benchmark's own prompts) and `fixed` (our quality-fixed HumanEval
-prompts, with provenance). From files: a folder in the reference study's layout (`<index>.py`
-original, `<index>_all.py` all issues fixed, `<index>_P<k>.py` one issue kind fixed), or a JSONL
-with `task_id`, `prompt` and optional `variant`.
+Built in: `original` (the benchmark's own prompts), `fixed` (our quality-fixed HumanEval
+prompts, with provenance) and `disguised` (HumanEval prompts refactored so that memory of the
+original is not triggered: `disguise.py`, data built by `build_disguised`). From files: a
+folder in the reference study's layout (`<index>.py` original, `<index>_all.py` all issues
+fixed, `<index>_P<k>.py` one issue kind fixed), or a JSONL with `task_id`, `prompt` and
+optional `variant`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import json
 import logging
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -24,7 +27,7 @@ from .tasks import Benchmark, Task, _jsonl_records
 
 log = logging.getLogger(__name__)
 
-BUILT_IN = ("original", "fixed")
+BUILT_IN = ("original", "fixed", "disguised")
 STUDY_FILE = re.compile(r"^(\d+)(?:_(all|P\d+))?\.py$")
 
 
@@ -67,6 +70,34 @@ def fixed_records() -> list[dict]:
     return [json.loads(line) for line in data.read_text(encoding="utf-8").splitlines() if line]
 
 
+def disguised_records() -> list[dict]:
+    """The shipped disguised HumanEval prompts: prompt, entry point and renames per task."""
+    data = resources.files("cloneprobe.benchmarks").joinpath("data/humaneval_disguised.jsonl")
+    return [json.loads(line) for line in data.read_text(encoding="utf-8").splitlines() if line]
+
+
+def disguise_renames(prompt_set: str, task_id: str) -> dict[str, str]:
+    """Original name -> disguised name of a task's prompt in `prompt_set` (empty: none)."""
+    if prompt_set != "disguised":
+        return {}
+    return dict(_renames().get(task_id, {}))
+
+
+def disguised_prompt(task_id: str) -> str | None:
+    """The shipped disguised prompt of a HumanEval task (None: none)."""
+    return _prompts().get(task_id)
+
+
+@lru_cache(maxsize=1)
+def _prompts() -> dict[str, str]:
+    return {r["task_id"]: r["prompt"] for r in disguised_records()}
+
+
+@lru_cache(maxsize=1)
+def _renames() -> dict[str, dict[str, str]]:
+    return {r["task_id"]: r["renames"] for r in disguised_records()}
+
+
 def load_prompt_set(spec: str, benchmark: Benchmark) -> PromptSet:
     """A built-in set by name, or a folder or JSONL file by path."""
     if spec == "original":
@@ -80,6 +111,15 @@ def load_prompt_set(spec: str, benchmark: Benchmark) -> PromptSet:
             )
         prompts = tuple(Prompt(r["task_id"], "fixed", r["prompt"]) for r in fixed_records())
         return PromptSet("fixed", "built-in", prompts)
+    if spec == "disguised":
+        if benchmark.name != "humaneval":
+            raise BenchmarkError(
+                f"prompt set 'disguised' exists for HumanEval only, not for {benchmark.name!r}; "
+                "give a folder or JSONL of prompts instead"
+            )
+        prompts = tuple(Prompt(r["task_id"], "disguised", r["prompt"], r["entry_point"])
+                        for r in disguised_records())  # fmt: skip
+        return PromptSet("disguised", "built-in", prompts)
     path = Path(spec)
     if path.is_dir():
         return _load_study_folder(path, benchmark)

@@ -6,14 +6,33 @@ after leading imports too). This is the `statements` layout of the default profi
 profile prints the `source` layout (source_layout.py). Brace blocks
 keep `{` on the header line and put `}` on a line of its own. Tokens inside a syntax error the
 parser could not place are printed one line per source line, the only place layout matters.
+A string literal is printed in one quote style (`'AEIOU'` and `"AEIOU"` are one token,
+`same_quotes`): quote style is no detail of a solution, so it never tells Type-1 from Type-2.
 """
 
 from __future__ import annotations
+
+import re
 
 import tree_sitter
 
 from .fragment import CLOSING_BRACE, Line, Token
 from .languages.base import LanguageSpec
+
+_QUOTED = re.compile(r"^([A-Za-z]*)('{3}|')(.*)\2$", re.DOTALL)
+
+
+def same_quotes(text: str) -> str:
+    """A string literal in double quotes when it is single-quoted and the change keeps its
+    value (no double quote or escaped single quote inside); `text` otherwise."""
+    match = _QUOTED.match(text)
+    if match is None:
+        return text
+    prefix, quote, body = match.groups()
+    if '"' in body or "\\'" in body:
+        return text
+    double = '"' * len(quote)
+    return f"{prefix}{double}{body}{double}"
 
 
 class _Printer:
@@ -34,7 +53,9 @@ class _Printer:
         text = node.text
         if not text:  # MISSING nodes inserted by error recovery have no text
             return None
-        return (self.spec.token_kinds.get(node.type, "other"), text.decode("utf-8", "replace"))
+        kind = self.spec.token_kinds.get(node.type, "other")
+        decoded = text.decode("utf-8", "replace")
+        return (kind, same_quotes(decoded) if kind == "str" else decoded)
 
     def statement(self, node: tree_sitter.Node) -> None:
         if node.child_count == 0 or node.type in self.spec.atomic_types:

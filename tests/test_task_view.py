@@ -65,8 +65,11 @@ def test_each_task_gets_its_verdict_from_clone_evidence_with_reasons(hostile):
     tasks = {t["task_id"]: t for t in report["tasks"]}
     assert set(tasks) == {EVIL_TASK, "Plain/1"}
     evil = tasks[EVIL_TASK]
-    assert evil["clones"]["tier"] == "evidence" and evil["verdict"] == "memorized"
+    # a user benchmark has no panel and the report no other solver: the copy is clone
+    # evidence, but convergence is not measured, so the verdict is suspected and says why
+    assert evil["clones"]["tier"] == "evidence" and evil["verdict"] == "suspected"
     assert evil["verdict_reasons"][0].startswith("clone evidence: exact copy")
+    assert any("convergence not measured" in r for r in evil["verdict_reasons"])
     # a short canonical with no names of its own, copied, is what any solver writes: no claim
     plain = tasks["Plain/1"]
     assert plain["clones"]["tier"] == "similar" and plain["verdict"] == "no evidence"
@@ -82,7 +85,7 @@ def test_the_html_per_task_view_has_a_row_per_task_and_nothing_live(hostile):
     view = page[page.index("Per task: pass@1") :]
     table = view[: view.index("</table>")]
     assert table.count("<tr>") == 1 + 2  # heading + one row per task
-    assert "&lt;b&gt;Evil&lt;/b&gt;/0" in table and "memorized" in table
+    assert "&lt;b&gt;Evil&lt;/b&gt;/0" in table and "suspected" in table
     assert "&lt;script&gt;alert(3)&lt;/script&gt;" in table  # the literal kept, as text
     assert "&lt;img src=x onerror=alert(1)&gt; m[b]" in table
     for live in ("<b>Evil", "<img src=x", "<script>alert(3)"):
@@ -98,10 +101,10 @@ def test_markdown_and_terminal_show_the_verdicts_and_the_calibration_state(hosti
     markdown = (folder / "report.md").read_text(encoding="utf-8")
     assert "## Per-task memorization verdict" in markdown
     assert "<img" not in markdown
-    # the shipped calibration was measured under another detector version: said, not shown
+    # the shipped calibration was measured under other settings: said, not shown
     assert "not calibrated for these settings" in markdown
     assert "false positives on held-out tasks" not in markdown
-    assert "memorized" in text and "Verdict rule: memorized = clone evidence" in text
+    assert "suspected" in text and "Verdict rule: memorized = clone evidence" in text
     assert "<b>Evil</b>/0" in text  # the terminal shows the id literally
 
 

@@ -48,6 +48,14 @@ class Group:
     (percent), for the peer counts (bounded: 101 values per task)."""
     evidence_verbatim: dict[str, int] = field(default_factory=dict)
     """Per task with evidence: the highest verbatim similarity (percent) of its evidence."""
+    closeness: dict[str, Counter] = field(default_factory=dict)
+    """Per informative task: how many answers have each (verbatim, structure) closeness to the
+    canonical (percent), the convergence null's view of this group as a solver."""
+    evidence_best: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Per task with evidence: the (verbatim, structure) of its closest evidence (percent)."""
+    leaks: dict[str, list[str]] = field(default_factory=dict)
+    """Per task (disguised prompts): original names its samples write that the disguised
+    prompt no longer shows."""
 
     @property
     def label(self) -> str:
@@ -71,16 +79,21 @@ class Group:
             counts[0] += 1
             counts[1] += int(execution.passed)
 
-    def count_evidence(self, task_id: str, tier: str | None, verbatim: int) -> None:
+    def count_evidence(
+        self, task_id: str, tier: str | None, verbatim: int, structure: int | None = None
+    ) -> None:
         """One sample of an informative task, with its evidence tier (None: no clone) and its
-        answer's verbatim similarity to the canonical (percent)."""
+        answer's verbatim and structure similarity to the canonical (percent)."""
         counts = self.evidence.setdefault(task_id, [0, 0, 0])
         counts[0] += int(tier == "evidence")
         counts[1] += int(tier == "similar")
         counts[2] += 1
         self.answers.setdefault(task_id, Counter())[verbatim] += 1
+        closeness = (verbatim, verbatim if structure is None else structure)
+        self.closeness.setdefault(task_id, Counter())[closeness] += 1
         if tier == "evidence":
             self.evidence_verbatim[task_id] = max(verbatim, self.evidence_verbatim.get(task_id, 0))
+            self.evidence_best[task_id] = max(closeness, self.evidence_best.get(task_id, (0, 0)))
 
     def task_ranks(self) -> dict[str, int | None]:
         return dict(self.best)
@@ -198,9 +211,24 @@ def compare_prompt_sets(groups: list[Group], seed: int = 0) -> list[dict]:
                     "other": other.label,
                     "tasks": len(shared),
                     "by_type": per_type,
+                    "pass@1": compare_pass_at_1(base, other),
                 }
             )
     return comparisons
+
+
+def compare_pass_at_1(base: Group, other: Group) -> dict | None:
+    """pass@1 (percent) of both groups on the tasks both executed (None: none)."""
+    shared = sorted(set(base.runs) & set(other.runs))
+    if not shared:
+        return None
+
+    def rate(group: Group) -> float:
+        return 100 * sum(group.runs[t][1] / group.runs[t][0] for t in shared) / len(shared)
+
+    first, second = rate(base), rate(other)
+    return {"tasks": len(shared), "original": round(first, 2), "other": round(second, 2),
+            "difference": round(first - second, 2)}  # fmt: skip
 
 
 def _cloned(task_rank: int | None, clone_type: str) -> bool:

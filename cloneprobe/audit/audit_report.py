@@ -75,6 +75,11 @@ class GroupSummary(_GroupCounts, total=False):
     evidence_sample_ci95: list[float]
     uninformative_tasks: list[str]
     evidence_peers: dict[str, dict[str, float]]
+    convergence: dict[str, Json]
+    """Per task with evidence: the same-task convergence null (figure, closest independent
+    solutions, whether it is memorized, convergent, or not measured)."""
+    tasks_memorized: int
+    tasks_convergence_missing: list[str]
 
 
 class TypeComparison(TypedDict):
@@ -107,7 +112,11 @@ class _ComparisonCounts(TypedDict):
     by_type: dict[str, TypeComparison]
 
 
-class Comparison(_ComparisonCounts, total=False):
+_ComparisonPass = TypedDict("_ComparisonPass", {"pass@1": "Json"}, total=False)
+"""pass@1 of both prompt sets on the tasks both executed (None: none); not a Python name."""
+
+
+class Comparison(_ComparisonCounts, _ComparisonPass, total=False):
     """Original prompts against another prompt set, per model x temperature."""
 
     evidence: EvidenceComparison

@@ -19,6 +19,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from cloneprobe.benchmarks import Benchmark, canonical_source, nicad_min_lines
+from cloneprobe.benchmarks.disguise import map_back
+from cloneprobe.benchmarks.prompts import disguise_renames
 from cloneprobe.clones import (
     DetectorConfig,
     Fragment,
@@ -53,7 +55,7 @@ CREATE TABLE IF NOT EXISTS detections (
 );
 """
 DETECTOR = "cloneprobe.clones"
-DETECTOR_VERSION = 4
+DETECTOR_VERSION = 5
 """Raised whenever a change to the detector can change a verdict (old verdicts are then
 recomputed, not reused)."""
 MAX_PROGRAM_BYTES = 1_000_000
@@ -88,6 +90,10 @@ class DetectionSettings:
     reference_solutions: Path | None = None
     """Independent solutions of the tasks (JSONL), the evidence's null model; verdicts do not
     depend on it, so it is not part of the key."""
+    panel_files: tuple[Path, ...] = ()
+    """Sample files of other solvers (--panel), for the convergence null; not part of the key."""
+    families: tuple[tuple[str, str], ...] = ()
+    """(model, family) the user named (--family); not part of the key."""
 
     @property
     def key(self) -> str:
@@ -384,6 +390,16 @@ def _stored_verdict(row: tuple) -> Verdict:
                    json.loads(row[5]) if row[5] else None)  # fmt: skip
 
 
+def as_compared(sample: SampleProgram) -> SampleProgram:
+    """A disguised-prompt sample mapped back through the disguise's renaming (its entry point,
+    parameters and docstring names given their original names again), so it is compared with
+    the canonical as if written for the original prompt; any other sample as it is."""
+    renames = disguise_renames(sample.prompt_set, sample.task_id)
+    if not renames:
+        return sample
+    return replace(sample, program=map_back(sample.program, renames), entry_point=None)
+
+
 def judge(
     store: DetectionStore,
     canonicals: CanonicalFragments,
@@ -397,7 +413,8 @@ def judge(
     todo: dict[tuple[str, str | None], list[SampleProgram]] = {}
     for sample in samples:
         if sample.sample_id not in verdicts:
-            todo.setdefault((sample.task_id, sample.entry_point), []).append(sample)
+            compared = as_compared(sample)
+            todo.setdefault((compared.task_id, compared.entry_point), []).append(compared)
     for (task_id, entry_point), task_samples in todo.items():
         fresh = detect_task(canonicals, settings, task_id, task_samples, entry_point)
         store.add(settings.key, fresh, keys)

@@ -15,7 +15,8 @@ The JSON document (`schema`: "cloneprobe.audit/1"):
   and the `drop` from the overall pass@1);
 - `comparisons`: original against each other prompt set per model x temperature, by type:
   tasks cloned under each, under one only, the exact McNemar p-value, the difference in task
-  rates (original minus other, percentage points) with a 95% bootstrap interval;
+  rates (original minus other, percentage points) with a 95% bootstrap interval, and
+  `pass@1` (both groups' pass@1 on the tasks both executed; null when none was);
 - `samples`: `model`, `temperature`, `prompt_set`, `variant`, `task_id`, `sample`,
   `clone_type` (1, 2, 3 or null: the most specific found), `similarity`, `trivial_type`, and
   `passed` and `reason` when executed;
@@ -32,7 +33,11 @@ Added by the evidence view (cloneprobe.evidence; every key above is unchanged):
   `samples_with_evidence`, `evidence_sample_rate` with `evidence_sample_ci95` (bootstrap over
   tasks), `uninformative_tasks` (task ids of the group left out of the evidence rates),
   `evidence_peers` (per task with evidence: its best verbatim similarity, how many answers of
-  the task in other groups reach it, how many there are);
+  the task in other groups reach it, how many there are); `convergence` (per task with
+  evidence: the same-task convergence null, cloneprobe.evidence.panel.convergence: families
+  and samples reaching it, p0, p, the Benjamini-Hochberg q, `memorized`, the closest
+  independent solutions and the one-line `figure`), `tasks_memorized` and
+  `tasks_convergence_missing`;
 - `comparisons[]` also: `evidence` (tasks with evidence under each prompt set, McNemar, the
   rate difference with its 95% bootstrap interval);
 - `samples[]` also: `evidence_tier` (`evidence`, `similar`, `uninformative` or null: no
@@ -47,6 +52,7 @@ Added by the evidence view (cloneprobe.evidence; every key above is unchanged):
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 from cloneprobe.audit.aggregate import Group, compare_prompt_sets, prompt_label
 from cloneprobe.audit.detection import CanonicalFragments, DetectionSettings, Verdict
@@ -87,9 +93,22 @@ class ReportBuilder:
         """One judged sample (a stored sample: model, task_id, sample_index, program ...)."""
         rank = rank_of(verdict.clone_type)
         tiered = self.view.assess(sample.task_id, verdict) if self.view else None
+        leaked = self.view.disguise_leaks(sample) if self.view else []
+        if leaked and tiered is not None:
+            # memory of the original prompt: evidence by itself, whatever the clone verdict
+            for name in leaked:
+                if name not in group.leaks.setdefault(sample.task_id, []):
+                    group.leaks[sample.task_id].append(name)
+            reason = (f"writes {', '.join(f'`{n}`' for n in leaked)}: the original prompt's "
+                      "name(s), which the disguised prompt no longer shows")  # fmt: skip
+            tiered = replace(tiered, tier="evidence", strength=1.0,
+                             reasons=(reason, *tiered.reasons))  # fmt: skip
         if self.view is not None and self.view.informative(sample.task_id):
-            verbatim = round(100 * (verdict.answer or {}).get("verbatim", 0.0))
-            group.count_evidence(sample.task_id, tiered.tier if tiered else None, verbatim)
+            answer = verdict.answer or {}
+            verbatim = round(100 * answer.get("verbatim", 0.0))
+            structure = round(100 * answer.get("structure", 0.0))
+            group.count_evidence(sample.task_id, tiered.tier if tiered else None, verbatim,
+                                 structure)  # fmt: skip
         if execution is not None:
             self.isolation[execution.isolation or "unknown"] += 1
         self.samples.append(
@@ -129,7 +148,7 @@ class ReportBuilder:
         if self.view is not None:
             uninformative = self.view.uninformative()
             names = {u["task_id"] for u in uninformative}
-            summaries = [{**summary, **group_evidence(group, names, groups)}
+            summaries = [{**summary, **group_evidence(group, names, groups, self.view)}
                          for summary, group in zip(summaries, groups, strict=True)]  # fmt: skip
             compare_on_evidence(groups, comparisons)
             view_keys = {"uninformative_tasks": uninformative,

@@ -68,6 +68,11 @@ def tasks_list(
     """One entry per row: ids, the clone evidence, every signal's score, relative views, and
     the combined verdict (`verdict`, `verdict_reasons`; cloneprobe.evidence.verdict)."""
     evidence = clone_evidence(report)
+    convergence = {
+        (g["model"], g["temperature"], g["prompt_set"], task): null
+        for g in report.groups
+        for task, null in (g.get("convergence") or {}).items()
+    }
     uninformative = {u["task_id"] for u in report.uninformative_tasks or []}
     entries = []
     for row in rows:
@@ -80,6 +85,7 @@ def tasks_list(
             rule,
             (clones or {}).get("reasons") or (),
             any(s.detail.get("contaminated") for s in row.scores.values()),  # CDD's call
+            convergence.get((row.model, row.temperature, label, row.task_id)),
         )
         entries.append(
             {

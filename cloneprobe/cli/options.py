@@ -284,8 +284,10 @@ generation_options = apply([
                  help=meaning("-n", ", prompt variant and temperature.")),
     option("--prompts", "prompts_spec", default=None, metavar="SETS",
                  show_default=GENERATION.prompts,
-                 help=meaning("--prompts", " to sample, comma-separated: original, fixed, or "
-                              "paths of prompt folders or JSONL.")),
+                 help=meaning("--prompts", " to sample, comma-separated: original, fixed, "
+                              "disguised (renamed, decorated, examples recomputed: the "
+                              "model's own convergence null), or paths of prompt folders or "
+                              "JSONL.")),
     benchmark_option,
     click.option("--limit", type=click.IntRange(min=1), help=meaning("--limit", ".")),
     click.option("--tasks", metavar="IDS",
@@ -374,6 +376,13 @@ report_options = apply([
                  metavar="FILE.jsonl",
                  help="Independent solutions of the tasks (task_id with solution or "
                  "completion): a verdict they reach is not evidence of memorization."),
+    click.option("--panel", "panel_files", multiple=True,
+                 type=click.Path(path_type=Path, dir_okay=False, exists=True), metavar="FILE",
+                 help="Sample files of other solvers (any format `import` reads; repeatable): "
+                 "independent solutions for the convergence null, each model by its family."),
+    click.option("--family", "families", multiple=True, metavar="MODEL=FAMILY",
+                 help="Name a model's family (repeatable; default: from the model's name). "
+                 "Models of one family never vouch for each other."),
     click.option("--contamination", "contamination_dir",
                  type=CheckedPath(path_type=Path, file_okay=False),
                  help="A `cloneprobe scan` output folder: split pass@k and the clone evidence "
@@ -486,11 +495,14 @@ def detector_config(options: dict):
 
 def detection_settings(options: dict):
     from cloneprobe.audit.detection import DetectionSettings
+    from cloneprobe.evidence.panel.families import parse_family_options
 
     return DetectionSettings(
         detector_config(options),
         cross_task=options["cross_task"],
         reference_solutions=options.get("reference_solutions"),
+        panel_files=tuple(options.get("panel_files") or ()),
+        families=tuple(parse_family_options(options.get("families") or ()).items()),
     )
 
 

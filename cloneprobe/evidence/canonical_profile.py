@@ -9,6 +9,13 @@ prompt does not show. Lines of the canonical that the prompt already shows
 (`clones.prompt_overlap.shown_lines`: the line itself, or most of its tokens in runs the prompt
 also has; HumanEval/50's `decode_shift` is the prompt's `encode_shift` with `+ 5` made `- 5`)
 are not evidence; a canonical that is mostly such lines makes its task uninformative.
+
+A name the prompt's words make natural is no detail either (`natural_name`: every part of
+`is_prime`, `even_count`, `letter_grade` is a word of the prompt or a part any solver uses).
+Code the docstring dictates is not evidence (`dictated_line`): a line that writes a literal the
+prompt shows (HumanEval/81's grade ladder transcribes the table printed in its docstring, /63's
+`fibfib(n - 1) + fibfib(n - 2) + fibfib(n - 3)` the recurrence) and nothing of the canonical's
+own is left out of its own tokens, like a line the prompt shows.
 """
 
 from __future__ import annotations
@@ -75,8 +82,158 @@ GENERIC_NAMES = frozenset(
     ]
 )
 """Names any solver writes, whatever the canonical: never a detail."""
+GENERIC_PARTS = frozenset(
+    [
+        "is",
+        "has",
+        "get",
+        "set",
+        "new",
+        "num",
+        "number",
+        "count",
+        "cnt",
+        "total",
+        "sum",
+        "max",
+        "min",
+        "list",
+        "lst",
+        "res",
+        "result",
+        "ret",
+        "ans",
+        "out",
+        "tmp",
+        "temp",
+        "val",
+        "value",
+        "values",
+        "idx",
+        "index",
+        "i",
+        "j",
+        "k",
+        "n",
+        "m",
+        "x",
+        "y",
+        "z",
+        "s",
+        "c",
+        "d",
+        "cur",
+        "curr",
+        "prev",
+        "next",
+        "first",
+        "last",
+        "left",
+        "right",
+        "str",
+        "string",
+        "char",
+        "len",
+        "length",
+        "arr",
+        "array",
+        "flag",
+        "found",
+        "valid",
+        "key",
+        "item",
+        "items",
+        "dict",
+        "seen",
+        "all",
+        "end",
+        "start",
+        "pos",
+        "word",
+        "words",
+        "digit",
+        "digits",
+        "to",
+        "of",
+        "in",
+        "by",
+        "and",
+        "or",
+        "not",
+    ]
+)
+"""Parts of a compound name that any solver puts around the task's own words."""
 KNOWN_NAMES = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | {"self", "cls", "_"}
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+NAME_PART = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?")
+TRIVIAL_NUMBERS = frozenset({0.0, 1.0})
+
+
+def _forms(word: str) -> set[str]:
+    """The word in lower case, and without a plural `s` or `es`."""
+    word = word.lower()
+    forms = {word}
+    if len(word) > 3 and word.endswith("s"):
+        forms.add(word[:-1])
+        if word.endswith("es"):
+            forms.add(word[:-2])
+    return forms
+
+
+def prompt_stems(prompt: str) -> frozenset[str]:
+    """Every word part of the prompt, singular and plural (`GPAs` -> `gpas`, `gpa`)."""
+    return frozenset(
+        form for word in WORD.findall(prompt) for part in NAME_PART.findall(word)
+        for form in _forms(part)
+    )  # fmt: skip
+
+
+def natural_name(name: str, stems: frozenset[str]) -> bool:
+    """A name every part of which is a word of the prompt or a generic part (`is_prime` when
+    the prompt says prime, `even_count`, `letter_grade`), with at least one prompt word."""
+    parts = [part.lower() for part in NAME_PART.findall(name)]
+    if not parts:
+        return False
+    from_prompt = [p for p in parts if _forms(p) & stems]
+    return bool(from_prompt) and all(_forms(p) & stems or p in GENERIC_PARTS for p in parts)
+
+
+def prompt_statement(prompt: str) -> str:
+    """The prompt's text less its examples (`>>>` lines and the output after them, lines that
+    show a result with `==>`, `=>` or `->`); `fibfib(2) == 1` stays: it states the task."""
+    kept, after_call = [], False
+    for line in prompt.splitlines():
+        example = ">>>" in line or any(arrow in line for arrow in ("==>", "=>", "->"))
+        if example or (after_call and line.strip()):
+            after_call = example
+            continue
+        after_call = False
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def prompt_numbers(statement: str) -> frozenset[float]:
+    """Numbers the prompt's statement shows."""
+    return frozenset(float(n) for n in NUMBER.findall(statement))
+
+
+def shown_literal(kind: str, text: str, statement: str, numbers: frozenset[float]) -> bool:
+    """A literal the prompt's statement shows: a number (other than 0 and 1) it states, or a
+    string whose text stands in it as a word of its own."""
+    if kind in ("int", "float"):
+        try:
+            value = float(text.rstrip("jJlL").replace("_", ""))
+        except ValueError:
+            return False
+        return value not in TRIVIAL_NUMBERS and value in numbers
+    if kind in ("str", "char"):
+        content = text.lstrip("rbuRBUfF").strip("'\"")
+        if not content.strip():
+            return False
+        alone = rf"(?<![A-Za-z0-9]){re.escape(content)}(?![A-Za-z0-9])"
+        return re.search(alone, statement) is not None
+    return False
 
 
 def body_tokens(fragment: Fragment) -> list[tuple[str, str]]:
@@ -114,6 +271,8 @@ class CanonicalProfile:
     """Every body token, blind-renamed (structure only)."""
     details: tuple[str, ...]
     """The canonical's own names and literals, in body order (repeats kept)."""
+    dictated_tokens: int
+    """Body tokens on lines that transcribe literals the prompt shows (`dictated_line`)."""
     own_names: tuple[str, ...]
     own_literals: tuple[str, ...]
     comments: tuple[str, ...]
@@ -181,16 +340,11 @@ def build_profile(
     benchmark's `canonicals` canonicals (this one included)."""
     prompt = extractor.extract(SourceFile("prompt", task.prompt), "files")[0]
     prompt_words = set(WORD.findall(task.prompt))
+    stems = prompt_stems(task.prompt)
+    statement = prompt_statement(task.prompt)
+    numbers = prompt_numbers(statement)
     body = [line for line in canonical.lines[canonical.body_start :] if is_compared(line)]
     shown = shown_lines(canonical, prompt, "none", header=False)
-    kept: list[tuple[str, str]] = []
-    total = prompt_tokens = 0
-    for line, line_shown in zip(body, shown, strict=True):
-        total += len(line)
-        if line_shown:
-            prompt_tokens += len(line)
-        else:
-            kept += line
     others = max(1, canonicals - 1)
 
     def own_name(text: str) -> bool:
@@ -199,6 +353,7 @@ def build_profile(
             and text not in KNOWN_NAMES
             and text not in GENERIC_NAMES
             and text not in prompt_words
+            and not natural_name(text, stems)
             and text not in imported
             and (usage[text] - 1) / others < COMMON_NAME_SHARE
         )
@@ -207,8 +362,25 @@ def build_profile(
         content = text.strip("'\"")
         return kind in ("str", "char") and len(content.strip()) > 1 and content not in task.prompt
 
-    library = library_names(kept)
     imported = imported_names(canonical)
+
+    def dictated_line(line) -> bool:
+        """The line writes a literal the prompt shows and nothing of the canonical's own."""
+        return any(shown_literal(k, t, statement, numbers) for k, t in line) and not any(
+            (k == "id" and own_name(t)) or own_literal(k, t) for k, t in line
+        )
+
+    kept: list[tuple[str, str]] = []
+    total = prompt_tokens = dictated = 0
+    for line, line_shown in zip(body, shown, strict=True):
+        total += len(line)
+        if line_shown:
+            prompt_tokens += len(line)
+        elif dictated_line(line):
+            dictated += len(line)
+        else:
+            kept += line
+    library = library_names(kept)
     details = tuple(
         text for position, (kind, text) in enumerate(kept)
         if (kind == "id" and position not in library and own_name(text)) or own_literal(kind, text)
@@ -226,6 +398,7 @@ def build_profile(
         tokens=tuple(text for _, text in kept),
         blind=blind,
         details=details,
+        dictated_tokens=dictated,
         own_names=names,
         own_literals=literals,
         comments=tuple(c for c in comments_of(task.canonical_solution) if len(c.split()) >= 3),

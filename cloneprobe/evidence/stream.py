@@ -20,6 +20,9 @@ from .null_model import (
     load_reference_solutions,
     reference_features,
 )
+from .panel.convergence import DEFAULT_CONVERGENCE, ConvergenceRule, decide, task_null
+from .panel.families import family_of
+from .panel.figures import Solver, shipped_panel
 from .tiers import (
     DEFAULT_RULE,
     Assessment,
@@ -62,8 +65,12 @@ class StreamedEvidence:
     """Tiers verdicts one at a time against their own canonical."""
 
     def __init__(self, canonicals, settings, samples: Iterable,
-                 rule: EvidenceRule = DEFAULT_RULE) -> None:  # fmt: skip
-        self.canonicals, self.rule = canonicals, rule
+                 rule: EvidenceRule = DEFAULT_RULE,
+                 convergence: ConvergenceRule = DEFAULT_CONVERGENCE) -> None:  # fmt: skip
+        self.canonicals, self.rule, self.convergence_rule = canonicals, rule, convergence
+        self.families = dict(getattr(settings, "families", ()) or ())
+        self.panel = shipped_panel() if canonicals.benchmark.name == "humaneval" else None
+        self.file_solvers = panel_file_solvers(canonicals, settings, self.families)
         self.chance = chance_rates(canonicals, settings, bounded_chance_pool(samples))
         self.references: dict[str, tuple] = {}
         if settings.reference_solutions is not None:
@@ -99,6 +106,67 @@ class StreamedEvidence:
             pairs=assessments,
         )
 
+    def disguise_leaks(self, sample) -> list[str]:
+        """Original names a disguised-prompt sample writes that its prompt no longer shows (and
+        that the disguised prompt's words do not make natural)."""
+        from ..benchmarks.disguise import leaked_names
+        from ..benchmarks.prompts import disguise_renames, disguised_prompt
+        from .canonical_profile import natural_name, prompt_stems
+
+        renames = disguise_renames(sample.prompt_set, sample.task_id)
+        prompt = disguised_prompt(sample.task_id) if renames else None
+        if not renames or prompt is None:
+            return []
+        stems = prompt_stems(prompt)
+        return leaked_names(sample.program or "", renames, prompt,
+                            lambda name: natural_name(name, stems))  # fmt: skip
+
+    def family(self, model: str) -> str:
+        return family_of(model, self.families)
+
+    def solvers(self, task_id: str, group, groups) -> list[Solver]:
+        """Independent solvers of `task_id` for `group`'s model: the shipped panel, the other
+        models of the report (their original-prompt groups), the --panel files and the
+        model's own disguised-prompt groups."""
+        found = list(self.panel.solvers(task_id)) if self.panel else []
+        found += self.file_solvers.get(task_id, [])
+        for other in groups:
+            counts = other.closeness.get(task_id)
+            if other is group or not counts:
+                continue
+            if other.model == group.model:
+                if other.prompt_set != "disguised" or group.prompt_set == "disguised":
+                    continue
+                origin = "disguised"
+            elif other.prompt_set != "original":
+                continue
+            else:
+                origin = "store"
+            closeness = tuple((v / 100, s / 100) for (v, s), n in sorted(counts.items())
+                              for _ in range(n))  # fmt: skip
+            found.append(Solver(other.model_label or other.model, self.family(other.model),
+                                origin, len(closeness), closeness))  # fmt: skip
+        return found
+
+    def convergence(self, group, groups) -> dict[str, dict]:
+        """The convergence null of each of the group's tasks with evidence, FDR-adjusted."""
+        family = self.family(group.model)
+        nulls = {}
+        for task_id, (v, s) in sorted(group.evidence_best.items()):
+            with_evidence, _, samples = group.evidence[task_id]
+            nulls[task_id] = task_null(task_id, (v / 100, s / 100), family,
+                                       self.solvers(task_id, group, groups), with_evidence,
+                                       samples, self.convergence_rule)  # fmt: skip
+        decided = decide(nulls, self.convergence_rule)
+        for task_id, names in group.leaks.items():
+            if task_id in decided:
+                named = ", ".join(f"`{n}`" for n in names)
+                figure = (f"writes {named} under the disguised prompt, the original prompt's "
+                          "name(s) it no longer shows: memory of the original prompt, evidence "
+                          "by itself")  # fmt: skip
+                decided[task_id].update(memorized=True, leaked=names, figure=figure)
+        return decided
+
     def uninformative(self) -> list[dict]:
         """The report's tasks whose canonical is mostly prompt code."""
         found = []
@@ -125,5 +193,37 @@ class StreamedEvidence:
                 t for t, (h, c) in pooled.items() if c and h / c > self.rule.chance_max
             ),
         }
+        panel = self.panel
         return {**self.rule.as_dict(), "chance": chance,
-                "reference_solutions": sum(len(v) for v in self.references.values())}  # fmt: skip
+                "reference_solutions": sum(len(v) for v in self.references.values()),
+                "convergence": {
+                    **self.convergence_rule.as_dict(),
+                    "panel": None if panel is None else {
+                        "models": len(panel.models), "families": sorted(panel.families()),
+                        "stale": panel.stale},
+                    "panel_files": sum(len(v) for v in self.file_solvers.values()),
+                    "families_named": self.families}}  # fmt: skip
+
+
+def panel_file_solvers(canonicals, settings, families: dict) -> dict[str, list[Solver]]:
+    """Per task, the solvers of the sample files given with --panel (any format `import`
+    reads), one per model of a file, measured like the shipped panel."""
+    from ..benchmarks import load_prompt_set
+    from ..generation.samplefiles import ImportDefaults, read_sample_file
+    from .null_model import reference_features
+
+    found: dict[str, list[Solver]] = defaultdict(list)
+    for path in getattr(settings, "panel_files", ()) or ():
+        defaults = ImportDefaults(model=path.stem, temperature=0.0)
+        samples = read_sample_file(path, canonicals.benchmark,
+                                   lambda name: load_prompt_set(name, canonicals.benchmark),
+                                   defaults)  # fmt: skip
+        by_model: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+        for sample in samples:
+            by_model[sample.model][sample.task_id].append(sample.program or "")
+        for model, programs in by_model.items():
+            for task_id, features in reference_features(canonicals, programs).items():
+                closeness = tuple((f.verbatim, f.structure) for f in features if f.tokens > 0)
+                found[task_id].append(Solver(f"{model} ({path.name})", family_of(model, families),
+                                             "file", len(closeness), closeness))  # fmt: skip
+    return dict(found)

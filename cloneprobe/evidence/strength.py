@@ -10,6 +10,8 @@ Features of the answer against one canonical (`AnswerFeatures`), all measured on
 - `details_kept`: LCS of the canonical's details (own names and literals, in order) with the
   answer's tokens that are details too, over the canonical's details;
 - `names_kept`: the canonical's own names the answer uses;
+- `literals_kept`: the canonical's own literals the answer writes unchanged (in any quote
+  style): a changed literal is never kept;
 - `structure`: LCS of blind-renamed tokens over the longer (1.0: same code up to renaming);
 - `comments_kept`: the canonical's comments the sample repeats.
 """
@@ -23,6 +25,7 @@ from rapidfuzz.distance import LCSseq
 
 from ..clones import Fragment
 from ..clones.normalize import BLIND
+from ..clones.pretty import same_quotes
 from .canonical_profile import CanonicalProfile, body_tokens, comments_of
 
 
@@ -38,11 +41,13 @@ class AnswerFeatures:
     names_kept: tuple[str, ...]
     structure: float
     comments_kept: int
+    literals_kept: tuple[str, ...] = ()
 
     def as_dict(self) -> dict:
         data = asdict(self)
         data["lines"] = list(self.lines)
         data["names_kept"] = list(self.names_kept)
+        data["literals_kept"] = list(self.literals_kept)
         return data
 
     @classmethod
@@ -56,6 +61,7 @@ class AnswerFeatures:
             names_kept=tuple(data["names_kept"]),
             structure=data["structure"],
             comments_kept=data["comments_kept"],
+            literals_kept=tuple(data.get("literals_kept", ())),
         )
 
 
@@ -88,7 +94,8 @@ def _content_features(profile: CanonicalProfile, fragment: Fragment) -> tuple:
     structure = _ratio(LCSseq.similarity(profile.blind, blind), max(len(blind), len(profile.blind)))
     used = set(texts)
     names_kept = tuple(n for n in profile.own_names if n in used)
-    found = (len(texts), verbatim, details_kept, names_kept, structure)
+    literals = frozenset(same_quotes(text) for kind, text in tokens if kind in ("str", "char"))
+    found = (len(texts), verbatim, details_kept, names_kept, structure, literals)
     if len(_CONTENT_MEMO) >= CONTENT_MEMO_LIMIT:
         _CONTENT_MEMO.clear()
     _CONTENT_MEMO[key] = (profile, found)
@@ -99,7 +106,9 @@ def features_of(
     profile: CanonicalProfile, fragment: Fragment, sample_comments: Sequence[str] = ()
 ) -> AnswerFeatures:
     """How much of the canonical's own content the function `fragment` keeps."""
-    tokens, verbatim, details_kept, names_kept, structure = _content_features(profile, fragment)
+    tokens, verbatim, details_kept, names_kept, structure, literals = _content_features(
+        profile, fragment
+    )
     comments = set(sample_comments)
     return AnswerFeatures(
         function=fragment.name,
@@ -110,6 +119,7 @@ def features_of(
         names_kept=names_kept,
         structure=structure,
         comments_kept=sum(1 for c in profile.comments if c in comments),
+        literals_kept=tuple(t for t in profile.own_literals if same_quotes(t) in literals),
     )
 
 

@@ -46,9 +46,10 @@ def peers(group, groups) -> dict[str, dict]:
     return found
 
 
-def group_evidence(group, uninformative: set[str], groups=()) -> dict:
+def group_evidence(group, uninformative: set[str], groups=(), view=None) -> dict:
     """The keys a group's summary gains; `uninformative`: the report's uninformative tasks;
-    `groups`: every group of the report (for the peer counts)."""
+    `groups`: every group of the report (for the peer counts and the convergence null);
+    `view`: the evidence view (its panel, --panel files and families; None: none)."""
     tiers = task_tiers(group)
     tasks = len(tiers)
     with_evidence = sum(1 for t in tiers.values() if t == EVIDENCE)
@@ -67,6 +68,19 @@ def group_evidence(group, uninformative: set[str], groups=()) -> dict:
         "evidence_sample_ci95": [_pct(s_low), _pct(s_high)],
         "uninformative_tasks": sorted(set(group.best) & uninformative),
         "evidence_peers": peers(group, groups),
+        **convergence_keys(group, groups, view),
+    }
+
+
+def convergence_keys(group, groups, view) -> dict:
+    """`convergence` per task with evidence, `tasks_memorized`, `tasks_convergence_missing`."""
+    if view is None:
+        return {}
+    found = view.convergence(group, groups)
+    return {
+        "convergence": found,
+        "tasks_memorized": sum(1 for n in found.values() if n["memorized"]),
+        "tasks_convergence_missing": sorted(t for t, n in found.items() if n["missing"]),
     }
 
 

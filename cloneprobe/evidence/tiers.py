@@ -2,9 +2,10 @@
 
 A pair is **evidence** when it rests on something convergence, chance and the prompt do not
 explain, and **similar** (a similar solution) otherwise:
-- an exact copy (`verbatim` >= `exact_verbatim`) of a canonical with at least
-  `exact_min_tokens` tokens of its own (lines repeating the prompt left out), or
-  `exact_plain_min_tokens` when the canonical has no names or literals of its own;
+- an exact copy (`verbatim` >= `exact_verbatim`, every literal of the canonical's own
+  unchanged) of a canonical with at least `exact_min_tokens` tokens of its own (lines
+  repeating or transcribing the prompt left out), or `exact_plain_min_tokens` when the
+  canonical has no names or literals of its own;
 - the canonical's own details kept: at least `details_min_distinct` distinct own names or
   literals, `details_kept` of them in order, with `detail_verbatim` of the tokens;
 - the same code up to renaming (`structure` 1.0) for a canonical of at least
@@ -123,10 +124,17 @@ def assess_pair(
     distinct = len(profile.own_names) + len(profile.own_literals)
     needed = rule.exact_min_tokens if distinct else max(rule.exact_min_tokens,
                                                         rule.exact_plain_min_tokens)  # fmt: skip
+    changed = [t for t in profile.own_literals if t not in features.literals_kept]
     if features.verbatim >= rule.exact_verbatim:
-        if own >= needed:
+        if changed:
+            misses.append(f"near copy ({features.verbatim:.0%} verbatim), but the canonical's "
+                          f"literal {_names(changed)} changed: not an exact copy")  # fmt: skip
+        elif own >= needed:
+            own_kept = list(features.names_kept + features.literals_kept)
+            kept_text = (f"its own {_names(own_kept)} kept" if own_kept else
+                         "none of them the canonical's own names or literals")  # fmt: skip
             hits.append(f"exact copy: {features.verbatim:.0%} of {own} canonical tokens "
-                        "verbatim, names and literals kept")  # fmt: skip
+                        f"verbatim, {kept_text}")  # fmt: skip
         else:
             plain = "" if distinct else ", none of them its own names"
             misses.append(f"exact copy, but the canonical is short ({own} tokens < {needed}"

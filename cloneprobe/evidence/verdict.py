@@ -6,7 +6,12 @@ on the positive control):
 
 - **memorized**: a sample's clone of the canonical is *evidence* (cloneprobe.evidence: what
   convergence, chance and the prompt do not explain: an exact copy of a canonical that is
-  neither short nor generic, its own names and literals kept, ...).
+  neither short nor generic, its own names and literals kept, ...) **and** the same-task
+  convergence null makes it rare (cloneprobe.evidence.panel.convergence: no independent family
+  reaches it, and its Benjamini-Hochberg q over the group's tasks with evidence is at most the
+  FDR level); the figure is in the reasons. Evidence that independent solvers reach is no
+  evidence; evidence whose convergence could not be measured (no panel, no other family, no
+  disguised samples for the task) is **suspected**, and the reasons say what is missing.
 - **suspected**: no clone evidence, but the model finds the canonical solution likelier than a
   reference model does, by at least `reference_margin` of the chosen likelihood signal
   (relative.reference; memorization that does not show in samples yet).
@@ -65,13 +70,11 @@ def calibration_key(
     evidence_rule: EvidenceRule = DEFAULT_RULE,
     profile: str = "default",
 ) -> dict:
-    """Everything that decides a verdict: the verdict rule (suspected), the evidence rule and
-    the detector's version and profile (memorized). Error rates measured under another key are
-    not this rule's error rates."""
-    from cloneprobe.audit.detection import DETECTOR_VERSION
-
+    """Everything that decides a verdict: the verdict rule (suspected), the evidence rule, the
+    detector's version and profile, the same-task convergence rule and the shipped panel's
+    version (memorized). Error rates measured under another key are not this rule's."""
     return {"verdict_rule": rule.as_dict(), "evidence_rule": evidence_rule.as_dict(),
-            "detector_version": DETECTOR_VERSION, "profile": profile}  # fmt: skip
+            **evidence_key(), "profile": profile}  # fmt: skip
 
 
 def calibration() -> dict:
@@ -80,6 +83,18 @@ def calibration() -> dict:
         return json.loads(CALIBRATION_FILE.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}
+
+
+def evidence_key() -> dict:
+    """Everything besides the verdict rule that decides a verdict: the detector's version (the
+    evidence features and details), the convergence rule and the panel figures' version. A
+    calibration measured under another key is stale: never shown as measured."""
+    from ..audit.detection import DETECTOR_VERSION
+    from .panel.convergence import DEFAULT_CONVERGENCE
+    from .panel.figures import PANEL_VERSION
+
+    return {"detector_version": DETECTOR_VERSION, "panel_version": PANEL_VERSION,
+            "convergence": DEFAULT_CONVERGENCE.as_dict()}  # fmt: skip
 
 
 def stale_settings(measured: Mapping, key: Mapping) -> list[str]:
@@ -109,7 +124,8 @@ def calibration_line(
     """One line for reports: the rule and its measured error rates on the positive control, or
     "not calibrated for these settings" when the calibration was measured under other ones."""
     measured = calibration()
-    head = (f"Verdict rule: memorized = clone evidence; suspected = {rule.likelihood_signal} "
+    head = (f"Verdict rule: memorized = clone evidence the same-task convergence null "
+            f"makes rare; suspected = {rule.likelihood_signal} "
             f"relative to a reference model >= {rule.reference_margin:g}; a bare likelihood or "
             "a similarity decides nothing.")  # fmt: skip
     if not measured:
@@ -160,17 +176,25 @@ def task_verdict(
     rule: VerdictRule = DEFAULT_VERDICT_RULE,
     clone_reasons: tuple[str, ...] | list[str] = (),
     cdd_contaminated: bool | None = None,
+    convergence: Mapping | None = None,
 ) -> TaskVerdict:
     """The verdict of one task from its best clone tier (`evidence`, `similar`,
     `uninformative` or None: no clone), whether its canonical is informative, and its
-    relative likelihood views (`reference`, `fixed`: signal -> value or None)."""
+    relative likelihood views (`reference`, `fixed`: signal -> value or None); `convergence`:
+    the task's convergence null (None: not measured, as before it existed)."""
     signal = rule.likelihood_signal
     against_reference = (relative.get("reference") or {}).get(signal)
     against_fixed = (relative.get("fixed") or {}).get(signal)
     reasons: list[str] = []
+    unexplained = clone_tier == "evidence"
+    missing = False
     if clone_tier == "evidence":
         reasons.append("clone evidence: " + ("; ".join(clone_reasons) or "a sample's clone is "
                                              "evidence"))  # fmt: skip
+        if convergence is not None:
+            reasons.append("same-task convergence: " + convergence["figure"])
+            unexplained = bool(convergence["memorized"])
+            missing = bool(convergence["missing"])
     elif clone_tier == "similar":
         reasons.append("clones are similar solutions only (what any solver of the task may "
                        "write): not evidence")  # fmt: skip
@@ -192,9 +216,9 @@ def task_verdict(
     if cdd_contaminated:
         reasons.append("CDD peakedness over its threshold (shown, not calibrated: does not "
                        "decide)")  # fmt: skip
-    if clone_tier == "evidence":
+    if unexplained:
         return TaskVerdict(MEMORIZED, tuple(reasons))
-    if over:
+    if over or missing:
         return TaskVerdict(SUSPECTED, tuple(reasons))
     if (not informative or clone_tier == "uninformative") and against_reference is None:
         return TaskVerdict(UNINFORMATIVE, tuple(reasons))

@@ -5,6 +5,8 @@ measured them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from cloneprobe.audit.audit_report import EvidencePair
 from cloneprobe.reports.align import align_lines, shape_of
 from cloneprobe.reports.safe_text import html_text as escape
@@ -58,8 +60,9 @@ def independent_solutions_html(solutions: list) -> str:
             f"({len(solutions)})</summary>{''.join(blocks)}{extra}</details>")  # fmt: skip
 
 
-def pair_html(pair: EvidencePair, index: int) -> str:
-    """One clone pair, anchored `pair-<index>` (its place in the report's `evidence`)."""
+def pair_html(pair: EvidencePair, index: int, notes: Sequence[str] = ()) -> str:
+    """One clone pair, anchored `pair-<index>` (its place in the report's `evidence`), with
+    `notes` (its task's same-task convergence figure and closest independent solutions)."""
     tier = pair.get("tier")
     verdict = (f"{TIER_MEANING.get(tier, tier)} (strength {pair.get('strength', 0):.2f} of 1)."
                if tier else "A clone (no evidence rule applied).")  # fmt: skip
@@ -86,6 +89,7 @@ def pair_html(pair: EvidencePair, index: int) -> str:
     return (f'<div class="{css}" id="pair-{index}"><h3>{escape(title)}</h3>'
             f'<p class="tier">{escape(verdict)}</p><p>{escape(about)}</p>'
             + (f'<p class="why">Why: {escape(reasons)}</p>' if reasons else "")
+            + "".join(f'<p class="why">{escape(note)}</p>' for note in notes)
             + LEGEND + shown + independent_solutions_html(pair.get("independent_solutions") or [])
             + "</div>")  # fmt: skip
 

@@ -11,10 +11,10 @@ from cloneprobe.audit.audit_report import AuditReport
 
 EVIDENCE_HEADER = ["model", "temperature", "prompts", "informative tasks",
                    "tasks with evidence [95% CI]", "samples with evidence [95% CI]",
-                   "similar solutions only"]  # fmt: skip
+                   "similar solutions only", "memorized (rare under convergence)"]  # fmt: skip
 EVIDENCE_COMPARISON_HEADER = ["model", "temperature", "vs", "tasks", "evidence original",
                               "evidence other", "only original", "only other", "McNemar p",
-                              "difference [95% CI]"]  # fmt: skip
+                              "difference [95% CI]", "pass@1 original / other"]  # fmt: skip
 EVIDENCE_TITLE = (
     "Evidence of memorization (headline: what convergence, chance and the prompt do not explain)"
 )
@@ -30,10 +30,68 @@ def display_evidence_rows(report: AuditReport) -> list[list[str]]:
          _interval(g["tasks_with_evidence"], g["evidence_task_rate"], g["evidence_task_ci95"]),
          _interval(g["samples_with_evidence"], g["evidence_sample_rate"],
                    g["evidence_sample_ci95"]),
-         str(g["tasks_similar_only"])]
+         str(g["tasks_similar_only"]), _memorized_cell(g)]
         for g in report.groups
         if "tasks_with_evidence" in g
     ]  # fmt: skip
+
+
+def _memorized_cell(group: dict) -> str:
+    if "tasks_memorized" not in group:
+        return "-"
+    missing = len(group.get("tasks_convergence_missing") or [])
+    return f"{group['tasks_memorized']}" + (f" ({missing} unmeasured)" if missing else "")
+
+
+def convergence_lines(report: AuditReport) -> list[str]:
+    """Per group and task with evidence: the convergence figure, and for a memorized task the
+    closest independent solutions (terminal and HTML)."""
+    from cloneprobe.evidence.panel.convergence import closest_text
+
+    lines = []
+    for g in report.groups:
+        for task, null in (g.get("convergence") or {}).items():
+            state = ("MEMORIZED" if null["memorized"] else
+                     "convergence not measured" if null["missing"] else
+                     "convergent" if null["convergent"] else "not rare")  # fmt: skip
+            lines.append(f"{g['label']} t={g['temperature']:g} {g['prompt_set']} {task}: "
+                         f"{state}: {null['figure']}")  # fmt: skip
+            if null["memorized"] or null["convergent"]:
+                lines += ["    closest independent: " + c for c in closest_text(null)]
+    return lines
+
+
+def pair_convergence_lines(report: AuditReport, pair: dict) -> list[str]:
+    """Beside a clone pair of a task with evidence: the rarity figure and the closest
+    independent solutions of its task."""
+    from cloneprobe.evidence.panel.convergence import closest_text
+
+    for g in report.groups:
+        if (g["model"], g["temperature"], g["prompt_set"]) == (
+            pair["model"], pair["temperature"], pair["prompt_set"]
+        ):
+            null = (g.get("convergence") or {}).get(pair["task_id"])
+            if null:
+                return [f"same-task convergence: {null['figure']}"] + [
+                    "closest independent: " + c for c in closest_text(null)]  # fmt: skip
+    return []
+
+
+def convergence_rule_line(report: AuditReport) -> str:
+    rule = (report.evidence_rule or {}).get("convergence")
+    if not rule:
+        return ""
+    panel = rule.get("panel")
+    shipped = ("no shipped panel for this benchmark" if panel is None else
+               f"shipped panel stale: {panel['stale']}" if panel.get("stale") else
+               f"shipped panel: {panel['models']} models of {len(panel['families'])} families "
+               f"({', '.join(panel['families'])})")  # fmt: skip
+    return (f"Memorized = clone evidence that no independent family reaches (within "
+            f"{rule['margin']:g} structure or verbatim) and whose Benjamini-Hochberg q over the "
+            f"group's tasks with evidence is <= {rule['alpha']:g} (false-discovery rate held "
+            f"over the benchmark's tasks); {shipped}; --panel files: {rule['panel_files']} "
+            "solutions; other models of the report count by family, the model's own "
+            "disguised-prompt samples as samples.")  # fmt: skip
 
 
 def display_evidence_comparison_rows(report: AuditReport) -> list[list[str]]:
@@ -46,9 +104,16 @@ def display_evidence_comparison_rows(report: AuditReport) -> list[list[str]]:
             [c["model"], f"{c['temperature']:g}", c["other"], str(e["tasks"]),
              str(e["tasks_with_evidence_original"]), str(e["tasks_with_evidence_other"]),
              str(e["only_original"]), str(e["only_other"]), f"{e['mcnemar_p']:.3g}",
-             f"{e['rate_difference']:+.1f} pp [{e['ci95'][0]:+.1f}, {e['ci95'][1]:+.1f}]"]
+             f"{e['rate_difference']:+.1f} pp [{e['ci95'][0]:+.1f}, {e['ci95'][1]:+.1f}]",
+             _pass_cell(c.get("pass@1"))]
         )  # fmt: skip
     return rows
+
+
+def _pass_cell(figure: dict | None) -> str:
+    if not figure:
+        return "-"
+    return f"{figure['original']:.1f} / {figure['other']:.1f} ({figure['tasks']} tasks)"
 
 
 def uninformative_line(report: AuditReport) -> str:

@@ -106,6 +106,8 @@ def render_html(report: AuditReport) -> str:
         _table(ev.EVIDENCE_HEADER, ev.display_evidence_rows(report)),
         f"<p>{escape(ev.uninformative_line(report))}</p>",
         f"<p>{escape(ev.chance_line(report))}</p>",
+        f"<p>{escape(ev.convergence_rule_line(report))}</p>",
+        *(f"<p>{escape(line)}</p>" for line in ev.convergence_lines(report)),
         "<h2>Tasks with a clone of the canonical solution (cumulative)</h2>",
         "<p>" + escape(". ".join(CLONE_TYPE_MEANING.values())) + ". Cumulative: a Type-1 clone "
         "counts as Type-2 and Type-3 too. A clone is not by itself evidence of memorization: "
@@ -138,7 +140,8 @@ def render_html(report: AuditReport) -> str:
             f"group and task, evidence first. Every pair is in {escape(report.evidence_file)} "
             "beside this page.</p>"
         )
-    body += [pair_html(pair, index) for index, pair in display_order(report.evidence)]
+    body += [pair_html(pair, index, ev.pair_convergence_lines(report, pair))
+             for index, pair in display_order(report.evidence)]
     body += ["<h2>How this was measured</h2>", f"<p>{escape(settings_line(report))}</p>",
              f"<p>{escape(runs_line(report))}</p>"]  # fmt: skip
     return page("cloneprobe audit", body)

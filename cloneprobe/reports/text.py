@@ -40,6 +40,11 @@ def print_report(report: AuditReport, console: Console, evidence: bool = False) 
     print_table(console, ev.EVIDENCE_TITLE, ev.EVIDENCE_HEADER, ev.display_evidence_rows(report))
     console.print(terminal_text(ev.uninformative_line(report)), highlight=False, soft_wrap=True)
     console.print(terminal_text(ev.chance_line(report)), highlight=False, soft_wrap=True)
+    if ev.convergence_rule_line(report):
+        console.print(terminal_text(ev.convergence_rule_line(report)), highlight=False,
+                      soft_wrap=True)  # fmt: skip
+    for line in ev.convergence_lines(report):
+        console.print(terminal_text(line), highlight=False, soft_wrap=True)
     table = Table(title="Tasks with a clone of the canonical solution (cumulative)",
                   title_justify="left")  # fmt: skip
     for number, column in enumerate(GROUP_HEADER):
@@ -83,6 +88,8 @@ def print_report(report: AuditReport, console: Console, evidence: bool = False) 
             if ev.pair_reason_line(pair):
                 console.print(terminal_text(ev.pair_reason_line(pair)), highlight=False,
                               soft_wrap=True)  # fmt: skip
+                for line in ev.pair_convergence_lines(report, pair):
+                    console.print(terminal_text(line), highlight=False, soft_wrap=True)
             side = Table(show_header=True)
             code = pair.get("code")  # the code as written (a report before it: compared lines)
             shown = "" if code else " (as compared)"
