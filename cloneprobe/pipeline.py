@@ -240,23 +240,37 @@ def generated_samples(
     )
 
 
-def source_samples(store: SampleStore, source: SampleSource, benchmark: Benchmark):
+def source_samples(store: SampleStore, source: SampleSource, benchmark: Benchmark,
+                   claims: dict | None = None):  # fmt: skip
     """The samples `detect`, `execute` and `report` work on: those imported from the source's
-    files (imported first), or the store's, filtered by the source's models and prompt sets."""
+    files (imported first; the files' own verdicts go into `claims`), or the store's, filtered
+    by the source's models and prompt sets."""
     models, prompt_sets = list(source.models), list(source.prompt_sets)
+    settings_keys: list[str] = []
     if source.files:
         defaults = ImportDefaults(source.model, source.temperature, source.prompt_set,
-                                  source.max_sample_bytes)  # fmt: skip
-        imported = [
-            sample
-            for done in import_sample_files(
-                store, list(source.files), benchmark, defaults, library_versions()
-            )
-            for sample in done.samples
-        ]
+                                  source.max_sample_bytes, source.as_written)  # fmt: skip
+        imported = []
+        for done in import_sample_files(
+            store, list(source.files), benchmark, defaults, library_versions()
+        ):
+            imported.extend(done.samples)
+            if claims is not None:
+                claims.update(done.claims)
         models = sorted({s.model for s in imported})
         prompt_sets = sorted({s.prompt_set for s in imported})
-    return select_samples(store, models, prompt_sets)
+        settings_keys = sorted({s.settings_key for s in imported})
+    return select_samples(store, models, prompt_sets, settings_keys=settings_keys)
+
+
+def add_file_verdicts(report: dict, store: SampleStore, benchmark: Benchmark,
+                      samples: SampleSelection, claims: dict) -> dict:  # fmt: skip
+    """The files' own verdicts against the sandbox's, as the report's `file_verdicts`."""
+    if claims:
+        from cloneprobe.audit.file_verdicts import compare_file_verdicts
+
+        report["file_verdicts"] = compare_file_verdicts(store, benchmark, samples, claims)
+    return report
 
 
 def execute(
@@ -337,9 +351,11 @@ def report_on_source(
     `execution` is given, detected, and reported."""
     benchmark = load_benchmark(source.benchmark)
     with SampleStore(source.store) as store:
-        samples = source_samples(store, source, benchmark)
-        return detect_and_report(store, benchmark, settings, samples, reporter, execution,
-                                 required_execution=execution is not None)  # fmt: skip
+        claims: dict = {}
+        samples = source_samples(store, source, benchmark, claims)
+        report = detect_and_report(store, benchmark, settings, samples, reporter, execution,
+                                   required_execution=execution is not None)  # fmt: skip
+        return add_file_verdicts(report, store, benchmark, samples, claims)
 
 
 def attach_signals(

@@ -48,6 +48,9 @@ class Group:
     (percent), for the peer counts (bounded: 101 values per task)."""
     evidence_verbatim: dict[str, int] = field(default_factory=dict)
     """Per task with evidence: the highest verbatim similarity (percent) of its evidence."""
+    passed_repaired: int = 0
+    """Executed samples that passed on a program cloneprobe repaired (the output as written
+    did not parse, or lacked the prompt's helpers): passes that depend on a repair."""
 
     @property
     def label(self) -> str:
@@ -70,6 +73,7 @@ class Group:
             counts = self.runs.setdefault(task, [0, 0])
             counts[0] += 1
             counts[1] += int(execution.passed)
+            self.passed_repaired += int(bool(execution.passed and sample.repairs))
 
     def count_evidence(self, task_id: str, tier: str | None, verbatim: int) -> None:
         """One sample of an informative task, with its evidence tier (None: no clone) and its
@@ -90,7 +94,9 @@ class Group:
         if not self.runs:
             return None
         runs = {task: [True] * c + [False] * (n - c) for task, (n, c) in self.runs.items()}
-        return correctness_summary(runs, self.task_ranks())
+        summary = correctness_summary(runs, self.task_ranks())
+        summary["passed_after_repair"] = self.passed_repaired
+        return summary
 
     def summary(self) -> dict:
         ranks = self.task_ranks()

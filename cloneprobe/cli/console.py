@@ -24,16 +24,77 @@ from cloneprobe.reports.safe_text import terminal_text
 PIPED_WIDTH = 200
 
 
+def piped_width() -> int:
+    """The width of output that is not a terminal: `COLUMNS` when it is set, else wide
+    enough that tables are not folded."""
+    import os
+
+    value = os.environ.get("COLUMNS", "").strip()
+    return int(value) if value.isdigit() and int(value) >= 20 else PIPED_WIDTH
+
+
+def _longest_word(cell) -> int:
+    text = cell.plain if hasattr(cell, "plain") else cell if isinstance(cell, str) else ""
+    return max((len(word) for word in text.split()), default=0)
+
+
+def fit_table(table, console: Console) -> None:
+    """Fit a table into the console's width without cutting a cell ("embe…", "[+0.…"):
+    columns narrow where they have room to spare, so a number or word stays whole (and, when
+    there is room, a header word too); only when even that cannot fit does a long word fold
+    onto the next line. Nested tables fold their cells."""
+    from rich.table import Table
+
+    if not isinstance(table, Table):
+        return
+    for column in table.columns:
+        if column.overflow == "ellipsis":
+            column.overflow = "fold"
+        for cell in column._cells:
+            fit_table(cell, console) if isinstance(cell, Table) else None
+    columns = table.columns
+    if not columns or any(c.width is not None for c in columns):
+        return
+    pads = [table._get_padding_width(c._index) for c in columns]
+    available = console.width - table._extra_width
+    natural = [table._measure_column(console, console.options, c).maximum for c in columns]
+    if sum(natural) <= available:
+        return
+    cells = [max((_longest_word(x) for x in c._cells), default=0) + p
+             for c, p in zip(columns, pads, strict=True)]  # fmt: skip
+    headers = [max(n, _longest_word(c.header) + p)
+               for n, c, p in zip(cells, columns, pads, strict=True)]  # fmt: skip
+    need = next((n for n in (headers, cells) if sum(n) <= available), None)
+    if need is None:
+        return  # too many columns for the width: rich folds the longest words
+    widths = [max(w, n) for w, n in zip(natural, need, strict=True)]
+    while sum(widths) > available:
+        index = max(range(len(widths)), key=lambda i: widths[i] - need[i])
+        widths[index] -= 1
+    for column, width, pad in zip(columns, widths, pads, strict=True):
+        column.width = max(1, width - pad)
+
+
+class FittingConsole(Console):
+    """A console whose tables fit its width by narrowing and wrapping, never by cutting."""
+
+    def print(self, *objects, **kwargs) -> None:
+        for renderable in objects:
+            fit_table(renderable, self)
+        super().print(*objects, **kwargs)
+
+
 def output_console() -> Console:
-    """stdout; when it is not a terminal, wide enough that tables are not folded."""
-    console = Console()
-    return console if console.is_terminal else Console(width=PIPED_WIDTH)
+    """stdout; when it is not a terminal, `COLUMNS` wide (else wide enough that tables are not
+    folded)."""
+    console = FittingConsole()
+    return console if console.is_terminal else FittingConsole(width=piped_width())
 
 
 def error_console() -> Console:
     """stderr, for progress, warnings and errors."""
-    console = Console(stderr=True)
-    return console if console.is_terminal else Console(stderr=True, width=PIPED_WIDTH)
+    console = FittingConsole(stderr=True)
+    return console if console.is_terminal else FittingConsole(stderr=True, width=piped_width())
 
 
 class RateColumn(ProgressColumn):
@@ -67,9 +128,17 @@ class _BarTask:
         self.bar, self.task = bar, task
 
     def advance(self, count: int = 1) -> None:
+        task = self.bar.tasks[self.task]
+        if task.total is not None and task.completed + count > task.total:
+            self.bar.update(self.task, total=task.completed + count)
         self.bar.advance(self.task, count)
 
     def update(self, completed: int, failed: int = 0, made: int = 0) -> None:
+        total = max(self.bar.tasks[self.task].total or 0, completed)  # more than counted
+        if not made:  # what the store already held: no speed, so no false ETA, from it
+            self.bar.reset(self.task, total=total, completed=completed, failed=failed, made=0)
+            return
+        self.bar.update(self.task, total=total)
         self.bar.update(self.task, completed=completed, failed=failed, made=made)
 
 
@@ -95,6 +164,16 @@ class BarReporter:
                            highlight=False, soft_wrap=True)  # fmt: skip
 
 
+def clock(seconds: float) -> str:
+    """12 s, 3 min 05 s, 1 h 02 min."""
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
 class _LineTask:
     """Progress as plain lines: at the start, every `every` seconds (also while nothing
     finishes, e.g. a local model's batch), and at the end."""
@@ -103,6 +182,7 @@ class _LineTask:
                  every: float) -> None:  # fmt: skip
         self.console, self.description, self.total = console, description, total
         self.completed, self.failed, self.made, self.every = completed, 0, 0, every
+        self.initial = completed
         self.started = self.last = time.monotonic()
         self.say("started")
         self.stopped = threading.Event()
@@ -119,12 +199,20 @@ class _LineTask:
 
     def say(self, state: str) -> None:
         elapsed = time.monotonic() - self.started
-        made = self.made or max(self.completed, 0)
+        self.total = max(self.total, self.completed)  # more than counted at the start
+        made = self.made or max(self.completed - self.initial, 0)
         rate = f", {made / elapsed:.3g}/s" if made and elapsed > 0 else ""
+        left = self.total - self.completed
+        if state in ("started", "finished") or not left:
+            eta = ""
+        elif made and elapsed > 0:
+            eta = f", ETA {clock(left * elapsed / made)}"
+        else:
+            eta = ", ETA unknown until the first finish"
         failed = f", {self.failed} failed" if self.failed else ""
         self.console.print(
             terminal_text(f"{self.description}: {self.completed}/{self.total} {state} "
-                          f"({elapsed:.0f} s{rate}{failed})"),
+                          f"({clock(elapsed)}{rate}{eta}{failed})"),
             highlight=False, soft_wrap=True,
         )  # fmt: skip
         self.last = time.monotonic()
@@ -200,6 +288,14 @@ def emit_report(report: dict, options: dict) -> None:
             click.echo(chunk, nl=False)
     else:
         print_report(report, output_console(), evidence=options.get("evidence", False))
+        if report.get("file_verdicts"):
+            from cloneprobe.audit.file_verdicts import file_verdicts_lines
+
+            for line in file_verdicts_lines(report["file_verdicts"]):
+                output_console().print(terminal_text(line), highlight=False)
+        if report.get("scope"):
+            output_console().print(Text("note: ", style="yellow").append(
+                terminal_text(report["scope"]["note"])), highlight=False)  # fmt: skip
         if "contamination" in report:
             output_console().print(contamination_table(report["contamination"]))
     if options.get("report_dir"):

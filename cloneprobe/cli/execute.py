@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from .imports import as_written_option
 from .options import (
     always_execution_options,
     detection_settings,
@@ -20,6 +21,7 @@ from .options import (
 @detector_options
 @report_options
 @always_execution_options
+@as_written_option
 def execute_command(**options) -> None:
     """Run samples (a store, or sample files) against their tasks' tests in the sandbox and
     report pass@k beside the clone counts.
@@ -39,8 +41,11 @@ def execute_command(**options) -> None:
     from .console import emit_report, progress_reporter
 
     check_outputs(options)
+    from dataclasses import replace
+
+    source = replace(sample_source(options), as_written=options["as_written"])
     report = report_on_source(
-        sample_source(options), detection_settings(options), progress_reporter(),
+        source, detection_settings(options), progress_reporter(),
         execution_settings(options, always=True),
     )  # fmt: skip
     emit_report(report, options)

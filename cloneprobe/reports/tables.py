@@ -120,6 +120,21 @@ def isolation_line(report: dict) -> str:
     return f"sandbox isolation: {ran}" if ran else ""
 
 
+def repair_line(report: dict) -> str:
+    """How many of the passes are of programs cloneprobe repaired, below the pass@k table."""
+    parts = []
+    for g in report["groups"]:
+        c = g.get("correctness") or {}
+        if c.get("passed_after_repair"):
+            parts.append(f"{g['label']} t={g['temperature']:g} {g['prompt_set']}: "
+                         f"{c['passed_after_repair']} of {c['passed']}")  # fmt: skip
+    if not parts:
+        return ""
+    return ("passes that depend on a repair (the output as written does not parse or lacks the "
+            "prompt's helpers): " + "; ".join(parts) + "; --as-written scores files exactly as "
+            "given")  # fmt: skip
+
+
 def display_correctness_rows(report: dict) -> list[list[str]]:
     """pass@k beside memorization, for the groups whose samples were executed."""
 

@@ -19,6 +19,7 @@ from .tables import (
     display_correctness_rows,
     display_group_rows,
     isolation_line,
+    repair_line,
     runs_line,
     settings_line,
 )
@@ -56,6 +57,8 @@ def print_report(report: dict, console: Console, evidence: bool = False) -> None
     if correctness:
         print_table(console, CORRECTNESS_TITLE, CORRECTNESS_HEADER, correctness)
         console.print(isolation_line(report), highlight=False, markup=False)
+        if repair_line(report):
+            console.print(repair_line(report), highlight=False, markup=False)
     pairs = report["evidence"]
     total = report.get("evidence_total", len(pairs))
     shown = "" if total == len(pairs) else f" ({len(pairs)} shown, at most " \
