@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -325,6 +326,7 @@ def detect_and_report(
             f"{store.path}: no samples to report on (none stored without error matches); "
             "generate or import samples first, or check --model/--prompt-set"
         )
+    announce(reporter, _judging_plan(store, total, execution))
     if execution is not None:
         execute(store, benchmark, samples, execution, reporter, required_execution)
     with reporter.task("detecting", total) as bar:
@@ -339,6 +341,35 @@ def detect_and_report(
             "--benchmark the samples answer"
         )
     return report
+
+
+def announce(reporter: Reporter, lines: list[str]) -> None:
+    """The plan of the work about to start, where the reporter shows plans (the CLI's do)."""
+    show = getattr(reporter, "plan", None)
+    if show is not None:
+        show(lines)
+
+
+def _judging_plan(store: SampleStore, total: int, execution: ExecutionSettings | None):
+    """What detection (and execution) will do, with the store's history of sandbox runs as
+    the estimate (results already stored are reused, so it is an upper bound)."""
+    lines = [f"{total:,} samples from {store.path}: clone detection against the canonicals "
+             "(verdicts already stored are reused)"]  # fmt: skip
+    if execution is not None:
+        seconds = None
+        try:
+            row = store.db.execute("SELECT AVG(seconds), COUNT(*) FROM executions").fetchone()
+            if row and row[1]:
+                seconds = row[0] * total / execution.workers
+        except sqlite3.Error:  # no executions table yet: no history
+            seconds = None
+        took = f"{seconds:.0f} s" if seconds is not None and seconds < 90 else \
+            f"{(seconds or 0) / 60:.0f} min"  # fmt: skip
+        guess = (f"{took} at most, from {row[1]:,} earlier sandbox runs in the store"
+                 if seconds is not None else "no history yet; the ETA follows the rate")
+        lines.append(f"execution in the sandbox: {execution.workers} workers, "
+                     f"{execution.timeout:g} s timeout per sample; estimate: {guess}")  # fmt: skip
+    return lines
 
 
 def report_on_source(
@@ -378,6 +409,9 @@ def attach_signals(
         timeout=settings.timeout,
     )  # fmt: skip
     total = count_rows(samples, prompt_sets, benchmark)
+    announce(reporter, [f"signals {', '.join(names)} on {total:,} tasks' samples of "
+                        f"{', '.join(sorted({s.model for s in samples}))} (scores already "
+                        "stored are reused)"])  # fmt: skip
     with reporter.task("signals", total) as bar:
         rows = compute_signals(
             store, benchmark, sorted({s.model for s in samples}), prompt_sets, names,

@@ -33,6 +33,10 @@ def piped_width() -> int:
     return int(value) if value.isdigit() and int(value) >= 20 else PIPED_WIDTH
 
 
+HEADER_WORD = 7
+"""Header words up to this long stay whole when a wide table is split into several."""
+
+
 def _longest_word(cell) -> int:
     text = cell.plain if hasattr(cell, "plain") else cell if isinstance(cell, str) else ""
     return max((len(word) for word in text.split()), default=0)
@@ -60,13 +64,10 @@ def fit_table(table, console: Console) -> None:
     natural = [table._measure_column(console, console.options, c).maximum for c in columns]
     if sum(natural) <= available:
         return
-    cells = [max((_longest_word(x) for x in c._cells), default=0) + p
-             for c, p in zip(columns, pads, strict=True)]  # fmt: skip
-    headers = [max(n, _longest_word(c.header) + p)
-               for n, c, p in zip(cells, columns, pads, strict=True)]  # fmt: skip
-    need = next((n for n in (headers, cells) if sum(n) <= available), None)
+    tiers = [_cells_need(table, console, header)[0] for header in (99, HEADER_WORD, 5, 0)]
+    need = next((n for n in tiers if sum(n) <= available), None)
     if need is None:
-        return  # too many columns for the width: rich folds the longest words
+        return  # too many columns for the width: split by `fitted`, or rich folds
     widths = [max(w, n) for w, n in zip(natural, need, strict=True)]
     while sum(widths) > available:
         index = max(range(len(widths)), key=lambda i: widths[i] - need[i])
@@ -75,10 +76,80 @@ def fit_table(table, console: Console) -> None:
         column.width = max(1, width - pad)
 
 
+
+
+def _cells_need(table, console: Console, header: int = 0) -> tuple[list[int], int]:
+    """Per column the width its longest cell word needs (and its header words, up to
+    `header` characters), with padding; and the width the columns may take."""
+    pads = [table._get_padding_width(c._index) for c in table.columns]
+    need = [max([min(_longest_word(c.header), header), *(_longest_word(x) for x in c._cells)])
+            + p for c, p in zip(table.columns, pads, strict=True)]  # fmt: skip
+    return need, console.width - table._extra_width
+
+
+def split_columns(table, console: Console) -> list:
+    """A table too wide for the console even with every word whole, as several tables: the
+    leading key columns (left-aligned: model, temperature, prompts) repeated in each, the
+    other columns shared out in order so that each table fits."""
+    from rich.table import Table
+
+    columns = table.columns
+    keys = 0
+    while keys < min(3, len(columns) - 1) and columns[keys].justify in ("left", "default"):
+        keys += 1
+    need, available = _cells_need(table, console, HEADER_WORD)
+    border = 1  # a column's share of the borders (need holds its padding)
+    key_width = sum(need[:keys]) + border * keys + 1
+    parts: list[list[int]] = [[]]
+    used = key_width
+    for index in range(keys, len(columns)):
+        width = need[index] + border
+        if parts[-1] and used + width > available + table._extra_width:
+            parts.append([])
+            used = key_width
+        parts[-1].append(index)
+        used += width
+    if len(parts) == 1:
+        return [table]
+    tables = []
+    rows = len(columns[0]._cells)
+    for number, part in enumerate(parts, 1):
+        title = table.title if number == 1 else f"{table.title or ''} ({number}/{len(parts)})"
+        piece = Table(title=title, title_justify=table.title_justify, box=table.box,
+                      show_header=table.show_header)  # fmt: skip
+        chosen = list(range(keys)) + part
+        for index in chosen:
+            column = columns[index]
+            piece.add_column(column.header, justify=column.justify, overflow="fold")
+        for row in range(rows):
+            piece.add_row(*(columns[index]._cells[row] for index in chosen))
+        tables.append(piece)
+    return tables
+
+
+def fitted(renderable, console: Console) -> list:
+    """The renderable as one or more renderables that fit the console (tables only change)."""
+    from rich.table import Table
+
+    if not isinstance(renderable, Table) or not renderable.columns:
+        return [renderable]
+    need, available = _cells_need(renderable, console, 5)
+    pieces = split_columns(renderable, console) if sum(need) > available else [renderable]
+    for piece in pieces:
+        fit_table(piece, console)
+    return pieces
+
+
 class FittingConsole(Console):
     """A console whose tables fit its width by narrowing and wrapping, never by cutting."""
 
     def print(self, *objects, **kwargs) -> None:
+        kwargs["soft_wrap"] = False  # lines wrap at the width (COLUMNS when piped)
+        if len(objects) == 1 and not isinstance(objects[0], str):
+            pieces = fitted(objects[0], self)
+            for piece in pieces[:-1]:
+                super().print(piece, **kwargs)
+            objects = (pieces[-1],)
         for renderable in objects:
             fit_table(renderable, self)
         super().print(*objects, **kwargs)
@@ -142,7 +213,15 @@ class _BarTask:
         self.bar.update(self.task, completed=completed, failed=failed, made=made)
 
 
-class BarReporter:
+class _Plans:
+    def plan(self, lines: list[str]) -> None:
+        """What the work about to start will do (samples, models, store, estimate)."""
+        from .plan import print_plan
+
+        print_plan(self.console, "plan", lines)  # type: ignore[attr-defined]
+
+
+class BarReporter(_Plans):
     """The pipeline's `Reporter` drawn as rich progress bars on `console` (stderr)."""
 
     def __init__(self, console: Console) -> None:
@@ -231,7 +310,7 @@ class _LineTask:
         self._maybe_say()
 
 
-class LineReporter:
+class LineReporter(_Plans):
     """The pipeline's `Reporter` for output that is not a terminal (piped to a file or a log):
     plain, rate-limited lines on stderr instead of bars that would print nothing."""
 

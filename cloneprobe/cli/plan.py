@@ -136,9 +136,10 @@ def print_plan(console, command: str, lines: list[str]) -> None:
 
     from cloneprobe.reports.safe_text import terminal_text
 
-    console.print(Text(f"{command}: plan", style="bold"), highlight=False)
+    console.print(Text(command if command == "plan" else f"{command}: plan", style="bold"),
+                  highlight=False)  # fmt: skip
     for line in lines:
-        console.print(terminal_text("  " + line), highlight=False, soft_wrap=False)
+        console.print(terminal_text("  " + line), highlight=False)
 
 
 def generation_plan_lines(settings, scope: dict | None = None) -> list[str]:
