@@ -92,7 +92,7 @@ def scan_command(corpora, output, corpus_format, text_field, id_field, group_fie
 
     print_plan(console, "scan", [
         f"corpora: {', '.join(corpora)} ({corpus_format}); benchmark {benchmark}"
-        + (f", the first {limit} documents" if limit else ""),
+        + (f", the first {limit} documents" if limit > 0 else ""),
         f"executor: {executor}, {workers} workers, "
         + (f"{tasks} ranks" if tasks else "ranks as the executor chooses") + f"; output: {output}",
         "estimate: from the ranks finished (each an equal share of the corpus); the ETA "
