@@ -74,7 +74,8 @@ def test_an_audit_given_its_plan_in_full_is_not_called_a_subset(tmp_path):
     with OpenAITestServer(canonical_or_junk) as server:
         result = invoke("audit", "--model", "openai:test", "--base-url", server.base_url,
                         "--mode", "completion", "--store", tmp_path / "s.sqlite", "--limit", 2,
-                        "-n", 1, "--max-new-tokens", 512, "--prompts", "original", "--json")  # fmt: skip
+                        "-n", 1, "--max-new-tokens", 512, "--prompts", "original",
+                        "--json")  # fmt: skip
         max_tokens = {(r.get("json") or {}).get("max_tokens") for r in server.requests
                       if r.get("json")}
     assert result.exit_code == 0, result.output

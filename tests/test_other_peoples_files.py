@@ -155,8 +155,8 @@ def test_the_lost_line_breaks_label_is_given_only_when_line_breaks_were_lost():
     t = task(0)
     lines = t.prompt.splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("def "))
-    lost = "\n".join(lines[:header] + [" ".join(line.strip() for line in lines[header:])]) + \
-        "\n" + t.canonical_solution  # the docstring's line breaks turned into spaces
+    flattened = " ".join(line.strip() for line in lines[header:])
+    lost = "\n".join([*lines[:header], flattened]) + "\n" + t.canonical_solution
     intact = t.prompt.replace("    ", "  ") + t.canonical_solution.replace("    ", "      ")
     lost_repairs = understand(lost, t.prompt, t.entry_point).repairs
     intact_repairs = understand(intact, t.prompt, t.entry_point).repairs
