@@ -278,7 +278,8 @@ def import_sample_files(
     for path in paths:
         claims: dict[ClaimKey, tuple[bool, str]] = {}
         samples = read_sample_file(path, benchmark, prompts, defaults, claims)
-        recorded = {"imported_from": str(path), "as_written": defaults.as_written}
+        recorded = {"imported_from": str(path), **({"as_written": True} if defaults.as_written
+                                                     else {})}  # fmt: skip
         run_id = store.start_run(samples[0].model, recorded, versions)
         written = store.add([replace(s, run_id=run_id) for s in samples])
         store.end_run(run_id)

@@ -56,9 +56,9 @@ def import_command(files, model, temperature, prompt_set, benchmark_spec, store_
             repaired = sum(1 for s in done.samples if s.repairs)
             how = ("as written" if as_written else f"{repaired} repaired (--as-written: none)")
             console.print(
-                terminal_text(f"{done.path}: {len(done.samples)} samples read, {how}, "
-                              f"{done.written} stored ({already} already in {store_path}, kept "
-                              "as stored)"),
+                terminal_text(f"{done.path}: {len(done.samples)} samples read, {done.written} "
+                              f"stored ({already} already in {store_path}, kept as stored); "
+                              f"{how}"),
                 highlight=False,
                 soft_wrap=True,
             )  # fmt: skip
