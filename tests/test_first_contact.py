@@ -110,6 +110,17 @@ def test_piped_progress_lines_carry_an_eta_and_never_count_past_their_total():
     assert not any("3/2" in line for line in lines)
 
 
+def test_before_anything_is_back_the_piped_eta_is_the_plans_estimate():
+    out = io.StringIO()
+    reporter = LineReporter(Console(file=out, width=200), every=0.0)
+    reporter.planned["embedded"] = 600.0
+    with reporter.task("embedded", 16) as bar:
+        bar.update(0)  # a local model's first batch: nothing finished yet
+    lines = out.getvalue().splitlines()
+    assert any(line.startswith("embedded: 0/16 done so far") and "ETA about " in line
+               and "by the plan's estimate" in line for line in lines), lines  # fmt: skip
+
+
 def write_samples(path: Path, tasks: range) -> Path:
     rows = [{"task_id": f"HumanEval/{t}", "completion": HUMANEVAL.tasks[t].canonical_solution,
              "passed": True} for t in tasks]  # fmt: skip

@@ -71,7 +71,7 @@ def audit_command(**options) -> None:
     detection = detection_settings(options)
     signals = signal_settings(options)
     reporter = progress_reporter()
-    print_plan(error_console(), "audit", generation_plan_lines(settings, scope))
+    print_plan(error_console(), "audit", generation_plan_lines(settings, scope, reporter))
     generated = generate(settings, reporter)
     error_console().print(generation_table(generated.summaries))
     benchmark = load_benchmark(settings.benchmark)

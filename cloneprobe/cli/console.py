@@ -258,8 +258,10 @@ class _LineTask:
     finishes, e.g. a local model's batch), and at the end."""
 
     def __init__(self, console: Console, description: str, total: int, completed: int,
-                 every: float) -> None:  # fmt: skip
+                 every: float, planned: float | None = None) -> None:  # fmt: skip
         self.console, self.description, self.total = console, description, total
+        self.planned = planned
+        """The plan's estimate in seconds, the ETA until this run has a measured rate."""
         self.completed, self.failed, self.made, self.every = completed, 0, 0, every
         self.initial = completed
         self.started = self.last = time.monotonic()
@@ -269,7 +271,7 @@ class _LineTask:
         self.ticker.start()
 
     def _tick(self) -> None:
-        while not self.stopped.wait(self.every):
+        while not self.stopped.wait(max(self.every, 0.05)):
             self._maybe_say()
 
     def stop(self) -> None:
@@ -286,6 +288,8 @@ class _LineTask:
             eta = ""
         elif made and elapsed > 0:
             eta = f", ETA {clock(left * elapsed / made)}"
+        elif self.planned is not None:  # nothing back yet (a local model's first batch)
+            eta = f", ETA about {clock(max(self.planned - elapsed, 0))} by the plan's estimate"
         else:
             eta = ", ETA unknown until the first finish"
         failed = f", {self.failed} failed" if self.failed else ""
@@ -316,10 +320,13 @@ class LineReporter(_Plans):
 
     def __init__(self, console: Console, every: float = 10.0) -> None:
         self.console, self.every = console, every
+        self.planned: dict[str, float] = {}
+        """Per task description (a model's label): the plan's estimate in seconds."""
 
     @contextmanager
     def task(self, description: str, total: int, completed: int = 0) -> Iterator[_LineTask]:
-        line = _LineTask(self.console, description, total, completed, self.every)
+        line = _LineTask(self.console, description, total, completed, self.every,
+                         self.planned.get(description))  # fmt: skip
         try:
             yield line
         finally:

@@ -102,8 +102,8 @@ def history_seconds_per_sample(store: Path, model: str,
     return sum(s for _, s, _ in chosen) / total, total
 
 
-def estimate(store: Path, models: list[str], samples_per_model: int,
-             max_new_tokens: int | None) -> Estimate | None:  # fmt: skip
+def estimate(store: Path, models: list[str], samples_per_model: int, max_new_tokens: int | None,
+             per_model: dict | None = None) -> Estimate | None:  # fmt: skip
     """Time for `samples_per_model` new samples of each model, from the store's history, or
     a rough figure for the embedded model; None when nothing is known (an API model never
     run on this store)."""
@@ -119,6 +119,8 @@ def estimate(store: Path, models: list[str], samples_per_model: int,
         else:
             return None
         seconds += rate * samples_per_model
+        if per_model is not None:
+            per_model[model] = rate * samples_per_model
     return Estimate(seconds, "; ".join(bases))
 
 
@@ -142,9 +144,10 @@ def print_plan(console, command: str, lines: list[str]) -> None:
         console.print(terminal_text("  " + line), highlight=False)
 
 
-def generation_plan_lines(settings, scope: dict | None = None) -> list[str]:
+def generation_plan_lines(settings, scope: dict | None = None, reporter=None) -> list[str]:
     """What a generation will ask for: samples, tasks, prompt sets, models, the store, and an
-    estimate (new samples only are generated; the store's are reused)."""
+    estimate (new samples only are generated; the store's are reused), which a plain-line
+    `reporter` shows as the ETA until the first samples are back."""
     from ..benchmarks import load_benchmark, load_prompt_sets, select_tasks
 
     benchmark = load_benchmark(settings.benchmark)
@@ -164,7 +167,12 @@ def generation_plan_lines(settings, scope: dict | None = None) -> list[str]:
         f"{settings.max_new_tokens} new tokens",
         f"models: {', '.join(models)}; store: {settings.store} (samples it holds are reused)",
     ]
-    guess = estimate(settings.store, models, per_model, settings.max_new_tokens)
+    planned: dict[str, float] = {}
+    guess = estimate(settings.store, models, per_model, settings.max_new_tokens, planned)
+    if guess is not None and hasattr(reporter, "planned"):
+        from ..generation import parse_model_spec
+
+        reporter.planned.update({parse_model_spec(m).label: s for m, s in planned.items()})
     if guess is not None:
         lines.append(f"estimate: about {duration(guess.seconds)} if none is stored yet "
                      f"({guess.basis}); the ETA follows the measured rate")  # fmt: skip
