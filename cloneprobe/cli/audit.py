@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from .imports import as_written_option
 from .options import (
+    as_written_option,
     audit_signal_options,
     config_option,
     detection_settings,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from .imports import as_written_option
 from .options import (
+    as_written_option,
     detection_settings,
     detector_options,
     execution_options,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from .imports import as_written_option
 from .options import (
     always_execution_options,
+    as_written_option,
     detection_settings,
     detector_options,
     execution_settings,

@@ -8,13 +8,7 @@ import click
 
 from ..generation.store import DEFAULT_STORE
 from .checks import TEMPERATURE
-from .options import max_sample_bytes_option
-
-as_written_option = click.option(
-    "--as-written", is_flag=True,
-    help="Score sample files exactly as given, as their own harness would (prompt + "
-    "completion, or the whole program): no repair, no cutting. Kept apart in the store from "
-    "the repaired import of the same file.")  # fmt: skip
+from .options import as_written_option, max_sample_bytes_option
 
 
 @click.command("import")

@@ -396,3 +396,10 @@ def signal_settings(options: dict):
         batch_size=options.get("score_batch_size") or 4,
         timeout=options.get("timeout") or 120.0,
     )
+
+
+as_written_option = click.option(
+    "--as-written", is_flag=True,
+    help="Score sample files exactly as given, as their own harness would (prompt + "
+    "completion, or the whole program): no repair, no cutting. Kept apart in the store from "
+    "the repaired import of the same file.")  # fmt: skip

@@ -149,7 +149,9 @@ def generation_plan_lines(settings, scope: dict | None = None, reporter=None) ->
     estimate (new samples only are generated; the store's are reused), which a plain-line
     `reporter` shows as the ETA until the first samples are back."""
     from ..benchmarks import load_benchmark, load_prompt_sets, select_tasks
+    from ..generation import parse_model_spec
 
+    labels = [parse_model_spec(m).label for m in settings.models]  # a bad spec: its error first
     benchmark = load_benchmark(settings.benchmark)
     prompt_sets = load_prompt_sets(settings.prompts, benchmark)
     task_ids = select_tasks(benchmark, settings.limit, settings.tasks)
@@ -170,9 +172,8 @@ def generation_plan_lines(settings, scope: dict | None = None, reporter=None) ->
     planned: dict[str, float] = {}
     guess = estimate(settings.store, models, per_model, settings.max_new_tokens, planned)
     if guess is not None and hasattr(reporter, "planned"):
-        from ..generation import parse_model_spec
-
-        reporter.planned.update({parse_model_spec(m).label: s for m, s in planned.items()})
+        label = dict(zip(models, labels, strict=True))
+        reporter.planned.update({label[m]: seconds for m, seconds in planned.items()})
     if guess is not None:
         lines.append(f"estimate: about {duration(guess.seconds)} if none is stored yet "
                      f"({guess.basis}); the ETA follows the measured rate")  # fmt: skip
