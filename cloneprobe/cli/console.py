@@ -55,7 +55,8 @@ def fit_table(table, console: Console) -> None:
         if column.overflow == "ellipsis":
             column.overflow = "fold"
         for cell in column._cells:
-            fit_table(cell, console) if isinstance(cell, Table) else None
+            if isinstance(cell, Table):
+                fit_table(cell, console)
     columns = table.columns
     if not columns or any(c.width is not None for c in columns):
         return
