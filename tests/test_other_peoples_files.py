@@ -164,3 +164,11 @@ def test_the_lost_line_breaks_label_is_given_only_when_line_breaks_were_lost():
     assert label in lost_repairs
     assert label not in intact_repairs
     assert "repeated prompt's indentation restored from the prompt" in intact_repairs
+
+
+def test_as_written_without_files_is_refused_with_what_to_do(tmp_path):
+    result = CliRunner().invoke(main, ["audit", "--as-written", "--store",
+                                       str(tmp_path / "s.sqlite")], env=ENV)  # fmt: skip
+    assert result.exit_code == 2
+    assert "--as-written scores sample files as given: name the files" in result.stderr
+    assert not (tmp_path / "s.sqlite").exists()

@@ -66,6 +66,11 @@ def audit_command(**options) -> None:
     check_outputs(options)
     if options["sample_files"]:
         return _audit_files(options)
+    if options["as_written"]:
+        from ..generation import GenerationError
+
+        raise GenerationError("--as-written scores sample files as given: name the files "
+                              "(cloneprobe audit FILE ... --as-written), or drop it")  # fmt: skip
     scope = apply_quick_defaults(options)
     settings = generation_settings(options)
     detection = detection_settings(options)
