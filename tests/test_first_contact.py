@@ -5,6 +5,7 @@ warning in the output."""
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import os
@@ -55,7 +56,8 @@ def test_the_bare_audit_plans_a_quick_first_look_and_its_report_says_so(tmp_path
     store = tmp_path / "s.sqlite"
     with OpenAITestServer(canonical_or_junk) as server:
         result = invoke("audit", "--model", "openai:test", "--base-url", server.base_url,
-                        "--mode", "completion", "--store", store, "--json")  # fmt: skip
+                        "--mode", "completion", "--store", store, "--json", "--report",
+                        tmp_path / "report")  # fmt: skip
         max_tokens = {(r.get("json") or {}).get("max_tokens") for r in server.requests
                       if r.get("json")}
     assert result.exit_code == 0, result.output
@@ -66,6 +68,9 @@ def test_the_bare_audit_plans_a_quick_first_look_and_its_report_says_so(tmp_path
     assert max_tokens == {QUICK_MAX_NEW_TOKENS}
     assert report["scope"]["subset"] is True
     assert STUDY_SCALE in report["scope"]["note"]
+    for name in ("report.md", "report.html"):  # every rendering says it is a subset
+        page = html.unescape((tmp_path / "report" / name).read_text(encoding="utf-8"))
+        assert "a quick first look, not the study's scale" in page and STUDY_SCALE in page
     assert "audit: plan" in result.stderr
     assert f"{2 * QUICK_LIMIT} samples: {QUICK_LIMIT} of 164 tasks" in result.stderr
 

@@ -79,7 +79,6 @@ def render_markdown(report: dict) -> str:
     parts = [
         "# cloneprobe audit",
         f"Settings: {settings_line(report)}.",
-        *([f"Note: {report['scope']['note']}."] if report.get("scope") else []),
         f"## {ev.EVIDENCE_TITLE}",
         _markdown_table(ev.EVIDENCE_HEADER, ev.display_evidence_rows(report)),
         ev.uninformative_line(report),

@@ -52,9 +52,11 @@ def settings_line(report: dict) -> str:
     types = ", ".join(f"{t['name']} (t={t['threshold']:g}, {t['rename']})" for t in s["types"])
     floor = f"; trivial under {s['min_tokens']} body tokens" if s.get("min_tokens") else ""
     scope = "every task's canonical" if s["cross_task"] else "its own task's canonical"
+    subset = f"; {report['scope']['note']}" if report.get("scope") else ""
     return (
         f"profile {report['profile']} ({s['grain']} LCS), min lines {s['min_lines']}, "
         f"max lines {s['max_lines']}{floor}; types {types}; each sample against {scope}"
+        f"{subset}"
     )
 
 
