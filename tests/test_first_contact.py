@@ -124,6 +124,12 @@ def test_before_anything_is_back_the_piped_eta_is_the_plans_estimate():
     lines = out.getvalue().splitlines()
     assert any(line.startswith("embedded: 0/16 done so far") and "ETA about " in line
                and "by the plan's estimate" in line for line in lines), lines  # fmt: skip
+    reporter.planned["embedded"] = 0.0  # the estimate has passed: said, never "ETA 0 s"
+    with reporter.task("embedded", 16) as bar:
+        bar.update(0)
+    lines = out.getvalue().splitlines()
+    assert any("past the plan's estimate of 0 s" in line for line in lines), lines
+    assert not any("ETA about 0 s" in line for line in lines)
 
 
 def write_samples(path: Path, tasks: range) -> Path:

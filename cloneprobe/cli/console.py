@@ -289,8 +289,11 @@ class _LineTask:
             eta = ""
         elif made and elapsed > 0:
             eta = f", ETA {clock(left * elapsed / made)}"
-        elif self.planned is not None:  # nothing back yet (a local model's first batch)
-            eta = f", ETA about {clock(max(self.planned - elapsed, 0))} by the plan's estimate"
+        elif self.planned is not None and elapsed < self.planned:  # nothing back yet
+            eta = f", ETA about {clock(self.planned - elapsed)} by the plan's estimate"
+        elif self.planned is not None:
+            eta = (f", past the plan's estimate of {clock(self.planned)} (a busy machine?); "
+                   "the ETA follows the first finish")  # fmt: skip
         else:
             eta = ", ETA unknown until the first finish"
         failed = f", {self.failed} failed" if self.failed else ""
