@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -245,23 +246,38 @@ def generated_samples(
     )
 
 
-def source_samples(store: SampleStore, source: SampleSource, benchmark: Benchmark):
+def source_samples(store: SampleStore, source: SampleSource, benchmark: Benchmark,
+                   claims: dict | None = None):  # fmt: skip
     """The samples `detect`, `execute` and `report` work on: those imported from the source's
-    files (imported first), or the store's, filtered by the source's models and prompt sets."""
+    files (imported first; the files' own verdicts go into `claims`), or the store's, filtered
+    by the source's models and prompt sets."""
     models, prompt_sets = list(source.models), list(source.prompt_sets)
+    settings_keys: list[str] = []
     if source.files:
         defaults = ImportDefaults(source.model, source.temperature, source.prompt_set,
-                                  source.max_sample_bytes)  # fmt: skip
-        imported = [
-            sample
-            for done in import_sample_files(
-                store, list(source.files), benchmark, defaults, library_versions()
-            )
-            for sample in done.samples
-        ]
+                                  source.max_sample_bytes, source.as_written)  # fmt: skip
+        imported = []
+        for done in import_sample_files(
+            store, list(source.files), benchmark, defaults, library_versions()
+        ):
+            imported.extend(done.samples)
+            if claims is not None:
+                claims.update(done.claims)
         models = sorted({s.model for s in imported})
         prompt_sets = sorted({s.prompt_set for s in imported})
-    return select_samples(store, models, prompt_sets)
+        settings_keys = sorted({s.settings_key for s in imported})
+    return select_samples(store, models, prompt_sets, settings_keys=settings_keys)
+
+
+def add_file_verdicts(report: AuditReport, store: SampleStore, benchmark: Benchmark,
+                      samples: SampleSelection, claims: dict) -> AuditReport:  # fmt: skip
+    """The files' own verdicts against the sandbox's, as the report's `file_verdicts`."""
+    if claims:
+        from cloneprobe.audit.file_verdicts import compare_file_verdicts
+
+        return report.with_sections(
+            file_verdicts=compare_file_verdicts(store, benchmark, samples, claims))
+    return report
 
 
 def execute(
@@ -316,6 +332,7 @@ def detect_and_report(
             f"{store.path}: no samples to report on (none stored without error matches); "
             "generate or import samples first, or check --model/--prompt-set"
         )
+    announce(reporter, _judging_plan(store, total, execution))
     if execution is not None:
         execute(store, benchmark, samples, execution, reporter, required_execution)
     with reporter.task("detecting", total) as bar:
@@ -332,6 +349,35 @@ def detect_and_report(
     return report
 
 
+def announce(reporter: Reporter, lines: list[str]) -> None:
+    """The plan of the work about to start, where the reporter shows plans (the CLI's do)."""
+    show = getattr(reporter, "plan", None)
+    if show is not None:
+        show(lines)
+
+
+def _judging_plan(store: SampleStore, total: int, execution: ExecutionSettings | None):
+    """What detection (and execution) will do, with the store's history of sandbox runs as
+    the estimate (results already stored are reused, so it is an upper bound)."""
+    lines = [f"{total:,} samples from {store.path}: clone detection against the canonicals "
+             "(verdicts already stored are reused)"]  # fmt: skip
+    if execution is not None:
+        seconds = None
+        try:
+            row = store.db.execute("SELECT AVG(seconds), COUNT(*) FROM executions").fetchone()
+            if row and row[1]:
+                seconds = row[0] * total / execution.workers
+        except sqlite3.Error:  # no executions table yet: no history
+            seconds = None
+        took = f"{seconds:.0f} s" if seconds is not None and seconds < 90 else \
+            f"{(seconds or 0) / 60:.0f} min"  # fmt: skip
+        guess = (f"{took} at most, from {row[1]:,} earlier sandbox runs in the store"
+                 if seconds is not None else "no history yet; the ETA follows the rate")
+        lines.append(f"execution in the sandbox: {execution.workers} workers, "
+                     f"{execution.timeout:g} s timeout per sample; estimate: {guess}")  # fmt: skip
+    return lines
+
+
 def report_on_source(
     source: SampleSource,
     settings: DetectionSettings,
@@ -342,9 +388,11 @@ def report_on_source(
     `execution` is given, detected, and reported."""
     benchmark = load_benchmark(source.benchmark)
     with SampleStore(source.store) as store:
-        samples = source_samples(store, source, benchmark)
-        return detect_and_report(store, benchmark, settings, samples, reporter, execution,
-                                 required_execution=execution is not None)  # fmt: skip
+        claims: dict = {}
+        samples = source_samples(store, source, benchmark, claims)
+        report = detect_and_report(store, benchmark, settings, samples, reporter, execution,
+                                   required_execution=execution is not None)  # fmt: skip
+        return add_file_verdicts(report, store, benchmark, samples, claims)
 
 
 def attach_signals(
@@ -367,6 +415,9 @@ def attach_signals(
         timeout=settings.timeout,
     )  # fmt: skip
     total = count_rows(samples, prompt_sets, benchmark)
+    announce(reporter, [f"signals {', '.join(names)} on {total:,} tasks' samples of "
+                        f"{', '.join(sorted({s.model for s in samples}))} (scores already "
+                        "stored are reused)"])  # fmt: skip
     with reporter.task("signals", total) as bar:
         rows = compute_signals(
             store, benchmark, sorted({s.model for s in samples}), prompt_sets, names,

@@ -87,6 +87,8 @@ class SampleSource:
     """A sample in a file larger than this is refused before it is parsed."""
     prompt_sets: tuple[str, ...] = ()
     """Only these prompt sets (empty: all)."""
+    as_written: bool = False
+    """Files are scored exactly as given (no repair)."""
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from .repair import (
     parse_or_problem,
     renumber_function_body,
     renumber_indentation,
+    repeated_prompt_lost_line_breaks,
     restore_repeated_prompt,
     select_answer,
     split_flattened_header,
@@ -135,8 +136,11 @@ def _whole_program(
         repairs.append("tab indentation expanded")
     restored = restore_repeated_prompt(code, prompt) if parses.problem(code) else None
     if restored is not None and restored != code:
+        if repeated_prompt_lost_line_breaks(code, prompt):
+            repairs.append("repeated prompt with lost line breaks restored from the prompt")
+        else:  # the prompt's lines are intact: only its, or the body's, indentation differed
+            repairs.append("repeated prompt's indentation restored from the prompt")
         code = restored
-        repairs.append("repeated prompt with lost line breaks restored from the prompt")
     if parses.problem(code):
         split = split_flattened_header(code, entry_point)
         if split != code:

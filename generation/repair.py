@@ -156,14 +156,33 @@ def restore_repeated_prompt(code: str, prompt: str) -> str | None:
             continue
         if seen != wanted:
             return None
-        rest = lines[number + 1 :]
-        end = next(
-            (i for i, other in enumerate(rest) if other.strip() and not other[0].isspace()),
-            len(rest),
-        )
-        body = renumber_indentation(rest[:end], body_base_indent(prompt))
-        return prompt + "\n".join(body + rest[end:])
+        return _prompt_then_body(prompt, lines[number + 1 :])
     return None
+
+
+def repeated_prompt_lost_line_breaks(code: str, prompt: str) -> bool:
+    """Whether `code` begins with the prompt repeated on fewer lines than the prompt has
+    (its line breaks turned into spaces), not merely with other whitespace."""
+    wanted = re.sub(r"\s+", "", prompt)
+    seen = ""
+    for number, line in enumerate(code.split("\n")):
+        seen += re.sub(r"\s+", "", line)
+        if len(seen) >= len(wanted):
+            prompt_lines = sum(1 for other in prompt.split("\n") if other.strip())
+            used = sum(1 for other in code.split("\n")[: number + 1] if other.strip())
+            return seen == wanted and used < prompt_lines
+    return False
+
+
+def _prompt_then_body(prompt: str, rest: list[str]) -> str:
+    """The prompt as given, then the lines after its repeat, the body renumbered to the
+    prompt's indentation."""
+    end = next(
+        (i for i, other in enumerate(rest) if other.strip() and not other[0].isspace()),
+        len(rest),
+    )
+    body = renumber_indentation(rest[:end], body_base_indent(prompt))
+    return prompt + "\n".join(body + rest[end:])
 
 
 @dataclass(frozen=True)

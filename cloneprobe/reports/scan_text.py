@@ -19,10 +19,18 @@ def progress_line(totals: dict) -> Text:
     rate = f"{megabytes / seconds:.1f} MB/s" if seconds > 0 else "- MB/s"
     cpu = totals.get("cpu_seconds") or 0
     per_core = f"{megabytes / cpu:.1f} MB/s per busy core" if cpu > 0 else ""
+    done, ranks = totals["ranks_done"], totals["ranks"]
+    left = ranks - done
+    if not left:
+        eta = ""
+    elif done and seconds > 0:  # ranks are equal shares of the corpus
+        eta = f", ETA {seconds * left / done:.0f} s"
+    else:
+        eta = ", ETA after the first rank"
     return Text(
-        f"scanning: ranks {totals['ranks_done']}/{totals['ranks']}, "
+        f"scanning: ranks {done}/{ranks}, "
         f"{totals['documents']:,} documents, {megabytes:,.1f} MB, {rate} {per_core}, "
-        f"{totals['matches']} matches, {seconds:.0f} s"
+        f"{totals['matches']} matches, {seconds:.0f} s{eta}"
     )
 
 

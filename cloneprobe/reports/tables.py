@@ -53,9 +53,11 @@ def settings_line(report: AuditReport) -> str:
     types = ", ".join(f"{t['name']} (t={t['threshold']:g}, {t['rename']})" for t in s["types"])
     floor = f"; trivial under {s['min_tokens']} body tokens" if s.get("min_tokens") else ""
     scope = "every task's canonical" if s["cross_task"] else "its own task's canonical"
+    subset = f"; {report.scope['note']}" if report.scope else ""
     return (
         f"profile {report.profile} ({s['grain']} LCS), min lines {s['min_lines']}, "
         f"max lines {s['max_lines']}{floor}; types {types}; each sample against {scope}"
+        f"{subset}"
     )
 
 
@@ -131,6 +133,21 @@ def isolation_line(report: AuditReport) -> str:
     isolation = report.settings.get("execution", {}).get("isolation", {})
     ran = ", ".join(f"{name} ({count} samples)" for name, count in sorted(isolation.items()))
     return f"sandbox isolation: {ran}" if ran else ""
+
+
+def repair_line(report: AuditReport) -> str:
+    """How many of the passes are of programs cloneprobe repaired, below the pass@k table."""
+    parts = []
+    for g in report.groups:
+        c = g.get("correctness") or {}
+        if c.get("passed_after_repair"):
+            parts.append(f"{g['label']} t={g['temperature']:g} {g['prompt_set']}: "
+                         f"{c['passed_after_repair']} of {c['passed']}")  # fmt: skip
+    if not parts:
+        return ""
+    return ("passes that depend on a repair (the output as written does not parse or lacks the "
+            "prompt's helpers): " + "; ".join(parts) + "; --as-written scores files exactly as "
+            "given")  # fmt: skip
 
 
 def display_correctness_rows(report: AuditReport) -> list[list[str]]:

@@ -22,6 +22,7 @@ from .tables import (
     display_group_rows,
     isolation_line,
     pair_count_line,
+    repair_line,
     runs_line,
     settings_line,
 )
@@ -68,6 +69,8 @@ def print_report(report: AuditReport, console: Console, evidence: bool = False) 
     if correctness:
         print_table(console, CORRECTNESS_TITLE, CORRECTNESS_HEADER, correctness)
         console.print(isolation_line(report), highlight=False, markup=False)
+        if repair_line(report):
+            console.print(repair_line(report), highlight=False, markup=False)
     pairs = report.evidence
     total = report.evidence_total
     shown = "" if total == len(pairs) else f" ({len(pairs)} shown, at most " \
