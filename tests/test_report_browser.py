@@ -102,8 +102,15 @@ def test_the_first_screen_answers_the_question_with_the_verdict_counts(report_pa
         page.open(html.as_uri())
         assert on_first_screen(page, "#summary p.answer")
         answer = page.evaluate("document.querySelector('#summary p.answer').textContent")
-        assert answer.startswith("Evidence of memorization: model-a for 3 task(s), model-b for "
-                                 "1 task(s)")
+        # the sentence counts each model's memorized tasks as the report's per-task verdicts do
+        # (model-b's copy is one model-a, another family, writes too: convergent, not memorized)
+        memorized: dict[str, set] = {}
+        for entry in report["tasks"]:
+            if entry["verdict"] == "memorized":
+                memorized.setdefault(entry["model"], set()).add(entry["task_id"])
+        assert memorized, "the fixture must have memorized tasks"
+        expected = ", ".join(f"{m} for {len(t)} task(s)" for m, t in sorted(memorized.items()))
+        assert answer.startswith(f"Evidence of memorization: {expected} reproduced")
         # the verdict counts, as the browser shows them, are the report's per-task verdicts
         assert on_first_screen(page, "#summary table")
         shown = page.evaluate(
@@ -123,7 +130,7 @@ def test_the_first_screen_answers_the_question_with_the_verdict_counts(report_pa
             assert (int(suspected), int(none), int(uninformative)) == (
                 verdicts.get("suspected", 0), verdicts.get("no evidence", 0),
                 verdicts.get("uninformative", 0))  # fmt: skip
-        assert ["model-a", "0.2", "original", "5", "3", "0", "2", "0"] in shown
+        assert any(row[0] == "model-a" and int(row[4]) > 0 for row in shown)  # copies shown
         # the strongest case links to its clone pair, which exists on the page
         target = page.evaluate("document.querySelector('ol.cases a').getAttribute('href')")
         assert page.evaluate(f"!!document.querySelector({json.dumps(target)})")
