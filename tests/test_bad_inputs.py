@@ -259,7 +259,7 @@ def test_samples_of_tasks_the_benchmark_lacks_are_counted_not_silently_judged(tm
     assert "task not in bench" in result.stderr
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="a few seconds: a whole audit against an unreachable server")
 def test_an_audit_against_an_unreachable_server_exits_non_zero(tmp_path):
     result = run("audit", "--model", "openai:m", "--base-url", "http://127.0.0.1:9/v1",
                  "--limit", "1", "-n", "1", "--prompts", "original", "--timeout", "2",

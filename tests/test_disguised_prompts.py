@@ -132,12 +132,12 @@ def test_original_names_in_a_disguised_sample_are_evidence_by_themselves(tmp_pat
     assert null["memorized"] and null["leaked"] == ["find_closest_elements"]
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="about 4 s: rebuilds the disguised prompt set")
 def test_shipped_disguised_data_is_what_the_builder_makes():
     assert build_disguised(["--check"]) == 0
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="about 9 s: every disguised prompt against the tests in the sandbox")
 def test_every_disguised_prompt_with_the_canonical_passes_the_tasks_tests():
     # the task is unchanged: the canonical under the disguised names, run in a separate
     # interpreter (trusted reference code), passes the task's own tests called by the new name

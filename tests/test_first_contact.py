@@ -167,7 +167,7 @@ def test_control_reports_progress_as_plain_lines_when_piped():
     assert "BarReporter(" not in source and "progress_reporter()" in source
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="about 7 s: a local model run through the CLI")
 def test_no_third_party_warning_reaches_the_output_of_a_local_model_run(tmp_path, model_path):
     done = run_piped("generate", "--model", f"hf:{model_path}", "--limit", "1", "-n", "1",
                      "--max-new-tokens", "4", "--prompts", "original", "--store",

@@ -48,7 +48,7 @@ def test_code_entry_point_and_signature_never_change(humaneval, records):
         assert f"def {task.entry_point}(" in fixed
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="about 5 s: every canonical against every fixed prompt")
 def test_canonical_solution_passes_the_tests_after_every_fixed_prompt(humaneval, records):
     tasks = list(humaneval)
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -60,7 +60,7 @@ def test_canonical_solution_passes_the_tests_after_every_fixed_prompt(humaneval,
     assert [p for p in problems if p[1]] == []
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="about 10 s: rebuilds the fixed prompt set")
 def test_shipped_file_is_what_the_review_and_fixer_build(humaneval):
     assert render(build_fixed_records(humaneval)) == FIXED.read_text(encoding="utf-8")
 

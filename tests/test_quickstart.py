@@ -12,7 +12,7 @@ import pytest
 from cloneprobe.reports.files import REPORT_FILES
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="about 35 s: the README's audit on the embedded model")
 def test_audit_of_the_embedded_model_writes_a_report_for_both_prompt_sets(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     env["HF_HUB_OFFLINE"] = "1"

@@ -133,7 +133,7 @@ def test_concurrent_generates_of_one_plan_never_generate_a_sample_twice(tmp_path
         assert raw_statuses(store) == ["finished", "finished", "finished"]
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="about 5 s: three generate processes in a row")
 def test_three_identical_generates_in_a_row_generate_once(tmp_path):
     store = tmp_path / "s.sqlite"
     with OpenAITestServer(counting_responder()) as server:

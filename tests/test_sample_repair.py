@@ -220,7 +220,7 @@ def test_a_flattened_docstring_completion_passes_its_tests_in_the_sandbox(tmp_pa
     assert pass_counts(store) == (1, 1)
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="about 2 s plus the sandbox: runs every repaired sample's tests")
 def test_pass_at_1_of_damaged_samples_equals_that_of_the_programs_meant(tmp_path):
     """Tasks 0-7 of the fixture: four samples each, every shape of damage; as written (before
     the repairs) only the EvalPlus and some chat samples could run."""

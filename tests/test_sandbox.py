@@ -344,7 +344,7 @@ def test_a_store_from_before_isolation_was_recorded_is_migrated(tmp_path):
 # --- HumanEval --------------------------------------------------------------------------------
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="a few seconds: all 164 canonical solutions in the sandbox")
 def test_all_humaneval_canonical_solutions_pass_their_tests_in_the_sandbox():
     tasks = load_humaneval().tasks
     assert len(tasks) == 164

@@ -10,7 +10,7 @@ from cloneprobe.scan.readers import CorpusSettings
 from cloneprobe.scan.runner import ScanSettings, run_scan
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="about 25 s: starts a local Ray cluster")
 @pytest.mark.parametrize("shards", [3, 1], ids=["a file per rank", "one file cut in pieces"])
 def test_ray_executor_finds_what_the_local_one_finds(tmp_path, shards):
     ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'cloneprobe[ray]')")

@@ -49,7 +49,7 @@ def test_only_the_unfinished_rank_runs_again_with_identical_results(tmp_path):
     assert again["throughput"]["ranks_run"] == 0 and comparable(again) == comparable(clean)
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="about 8 s: kills a scan and resumes it")
 def test_killed_scan_resumes_where_it_stopped(tmp_path):
     docs = host_documents(40) * 6
     corpus = write_jsonl(tmp_path / "corpus", docs, shards=6)

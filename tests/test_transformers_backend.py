@@ -315,7 +315,7 @@ def test_run_plan_with_the_backend_fills_the_store_and_a_rerun_adds_nothing(tmp_
 # --- the embedded model --------------------------------------------------------------------
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="about 40 s: loads the embedded SmolLM2 model")
 def test_embedded_model_answers_humaneval_prompts_in_chat_mode():
     backend = EmbeddedBackend(batch_size=2)
     assert backend.default_mode == "chat"
