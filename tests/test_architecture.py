@@ -231,3 +231,17 @@ def test_no_test_module_imports_torch_at_top_level():
                 names = [node.module or ""]
             wrong += [f"{path.name}: {name}" for name in names if name.split(".")[0] in heavy]
     assert wrong == []
+
+
+def test_every_slow_test_says_what_it_costs():
+    """A slow test's marker carries its cost (`@pytest.mark.slow(reason="about 40 s: ...")`),
+    so that whoever runs the whole suite knows what the wait is for."""
+    bare = []
+    for path in sorted((ROOT / "tests").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            decorators = getattr(node, "decorator_list", [])
+            for d in decorators:
+                text = ast.unparse(d)
+                if text.startswith("pytest.mark.slow") and "reason=" not in text:
+                    bare.append(f"{path.name}: {node.name}")
+    assert bare == []
