@@ -347,7 +347,7 @@ def test_an_api_key_with_a_line_break_is_refused_before_any_request(tmp_path):
     assert "API key" in line and "line break" in line
 
 
-@pytest.mark.slow  # two audits in subprocesses: about a minute on a busy machine
+@pytest.mark.slow(reason="about a minute on a busy machine: two audits in subprocesses")
 def test_two_audits_on_one_store_at_once_both_work_and_say_so(tmp_path):
     import subprocess
     import sys

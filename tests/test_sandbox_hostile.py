@@ -427,7 +427,7 @@ def test_output_goes_through_pipes_so_fallocate_reserves_no_host_disk(hostile_ru
     assert reason(hostile_run, "fallocate") == "error: RuntimeError: found [-1, -1]"
 
 
-@pytest.mark.slow  # about 10 s: four processes fault in 1.2 GB between them
+@pytest.mark.slow(reason="about 10 s: four processes fault in 1.2 GB between them")
 def test_memory_counts_across_children_and_memfds(tmp_path):
     samples = tmp_path / "memory.jsonl"
     completion = PREFIX + fill(MEMORY_ACROSS_CHILDREN + REPORT, {})
