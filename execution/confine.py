@@ -184,7 +184,8 @@ def build_root(workspace_bytes, folders, files):
     _mount("dev", root + "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=4k,mode=755")
     for name, handle in devices.items():
         _bind_read_only(handle, f"{root}/dev/{name}", False, read_only=False)
-    os.makedirs(root + WORKSPACE, mode=0o755)
+    # exist_ok: a tool whose environment lives under /tmp (a venv there) has its links there
+    os.makedirs(root + WORKSPACE, mode=0o755, exist_ok=True)
     _mount(
         "workspace", root + WORKSPACE, "tmpfs", MS_NOSUID | MS_NODEV,
         f"size={workspace_bytes},nr_inodes=4096,mode=1777",
