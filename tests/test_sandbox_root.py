@@ -47,3 +47,24 @@ def test_a_file_that_is_not_elf_is_left_to_ldd(tmp_path):
     assert needed_names(str(script)) is None
     assert library_folders([str(script)]) is None
     assert needed_names(sys.executable) is not None
+
+
+def test_a_tool_installed_in_a_venv_under_tmp_still_runs_samples_in_namespaces(tmp_path):
+    """A venv under /tmp (as .ci/lowest-versions makes) has links there that the sample's root
+    reproduces; the workspace tmpfs at /tmp must still be mounted, not fail the whole sandbox
+    into the guard fallback."""
+    env = tmp_path / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip",
+                    str(env)], check=True, timeout=120)  # fmt: skip
+    probe = (
+        "from cloneprobe.execution import Sandbox\n"
+        "box = Sandbox()\n"
+        "result = box.run('def add(a, b):\\n    return a + b\\n', "
+        "'def check(candidate):\\n    assert candidate(1, 2) == 3\\n', 'add')\n"
+        "print(box.recorded, result.reason)\n"
+    )
+    done = subprocess.run([str(env / "bin" / "python"), "-c", probe], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "guard" not in done.stdout.split()[0], done.stdout + done.stderr
+    assert done.stdout.split()[-1] == "passed", done.stdout + done.stderr
