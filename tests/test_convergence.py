@@ -11,9 +11,15 @@ from click.testing import CliRunner
 
 from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.cli import main
-from cloneprobe.evidence.panel.convergence import benjamini_hochberg, binomial_tail
+from cloneprobe.evidence.panel.convergence import (
+    ConvergenceRule,
+    benjamini_hochberg,
+    binomial_tail,
+    decide,
+    task_null,
+)
 from cloneprobe.evidence.panel.families import family_of, infer_family
-from cloneprobe.evidence.panel.figures import SOURCES_FILE, shipped_panel
+from cloneprobe.evidence.panel.figures import SOURCES_FILE, Solver, shipped_panel
 from cloneprobe.evidence.verdict import MEMORIZED, SUSPECTED, task_verdict
 
 HUMANEVAL = load_humaneval()
@@ -126,6 +132,16 @@ def test_benjamini_hochberg_and_the_binomial_tail():
     assert q == {"a": 0.04, "c": 0.053333, "b": 0.053333, "d": 0.5}
     assert binomial_tail(2, 2, 0.1) == 0.1 * 0.1
     assert binomial_tail(0, 5, 0.3) == 1.0
+
+
+def test_the_figure_calls_a_task_convergent_only_when_the_rule_does():
+    # two families must reach the evidence; one does: not convergent, and the line says so
+    rule = ConvergenceRule(convergent_families=2, min_families=1)
+    solvers = [Solver("x", "fa", "panel", 1, ((1.0, 1.0),)),
+               Solver("y", "fb", "panel", 1, ((0.1, 0.1),))]  # fmt: skip
+    null = decide({"T": task_null("T", (1.0, 1.0), "own", solvers, 1, 1, rule)}, rule)["T"]
+    assert null["families_reaching"] and not null["convergent"]
+    assert "convergent" not in null["figure"]
 
 
 def test_verdict_rests_on_the_convergence_figure():

@@ -68,11 +68,7 @@ def tasks_list(
     """One entry per row: ids, the clone evidence, every signal's score, relative views, and
     the combined verdict (`verdict`, `verdict_reasons`; cloneprobe.evidence.verdict)."""
     evidence = clone_evidence(report)
-    convergence = {
-        (g["model"], g["temperature"], g["prompt_set"], task): null
-        for g in report.groups
-        for task, null in (g.get("convergence") or {}).items()
-    }
+    convergence = task_convergence(report)
     uninformative = {u["task_id"] for u in report.uninformative_tasks or []}
     entries = []
     for row in rows:
@@ -106,6 +102,16 @@ def tasks_list(
             }
         )
     return entries
+
+
+def task_convergence(report: AuditReport) -> dict[tuple, dict]:
+    """Each (model, temperature, prompt set, task)'s same-task convergence null, for the tasks
+    with clone evidence (what decides `memorized`)."""
+    return {
+        (g["model"], g["temperature"], g["prompt_set"], task): null
+        for g in report.groups
+        for task, null in (g.get("convergence") or {}).items()
+    }
 
 
 def _pass_at_1(clones: dict | None) -> float | None:

@@ -55,7 +55,7 @@ def audit_control_model(
     the base model's label (None for the base model itself). `task_bar(description, total)`
     gives a context manager with `advance`."""
     from cloneprobe.audit.report import ReportBuilder
-    from cloneprobe.audit.signal_table import tasks_list
+    from cloneprobe.audit.signal_table import task_convergence, tasks_list
     from cloneprobe.audit.stream import audit_stream
     from cloneprobe.evidence.stream import StreamedEvidence
     from cloneprobe.signals.flow import compute_signals
@@ -78,10 +78,15 @@ def audit_control_model(
             store, benchmark, [label], [prompt_set], signal_names, scorers,
             bar.advance, reference, samples,
         )  # fmt: skip
-    return {
-        profile: {e["task_id"]: e for e in tasks_list(rows, report, rule)}
-        for profile, report in reports.items()
-    }
+    per_task = {}
+    for profile, report in reports.items():
+        convergence = task_convergence(report)
+        per_task[profile] = {
+            e["task_id"]: {**e, "convergence": convergence.get(
+                (e["model"], e["temperature"], e["prompt_set"], e["task_id"]))}
+            for e in tasks_list(rows, report, rule)
+        }  # fmt: skip
+    return per_task
 
 
 def control_samples(store, label: str, prompt_set: str, sampling_key: str,
@@ -172,6 +177,7 @@ def compact_tasks(entries: dict[str, dict], contaminated: Sequence[str]) -> list
             "clone_reasons": clones.get("reasons") or [], "informative": e["informative"],
             "signals": {n: s.get("value") for n, s in e["signals"].items()},
             "relative": e.get("relative") or {}, "pass@1": e.get("pass@1"),
+            "convergence": e.get("convergence"),
             "verdict": e["verdict"], "verdict_reasons": e["verdict_reasons"],
         })  # fmt: skip
     return rows

@@ -117,7 +117,7 @@ def run_control(settings: ControlSettings, reporter: Reporter) -> dict:
         separations,
         verdict_separation,
     )
-    from cloneprobe.evidence.verdict import DEFAULT_VERDICT_RULE, calibration_key
+    from cloneprobe.evidence.verdict import DEFAULT_VERDICT_RULE, evidence_key
     from cloneprobe.generation.backends.transformers_backend import TransformersBackend
     from cloneprobe.signals.registry import SIGNALS, parse_signal_names
 
@@ -193,7 +193,7 @@ def run_control(settings: ControlSettings, reporter: Reporter) -> dict:
         "split": {"contaminated": contaminated, "held_out": held_out},
         "models": results,
         "verdict_rule": DEFAULT_VERDICT_RULE.as_dict(),
-        "calibration_key": calibration_key(DEFAULT_VERDICT_RULE),
+        "evidence_key": evidence_key(),
         "verdicts": verdicts,
         "tasks": tasks,
     }  # fmt: skip

@@ -20,7 +20,13 @@ from .null_model import (
     load_reference_solutions,
     reference_features,
 )
-from .panel.convergence import DEFAULT_CONVERGENCE, ConvergenceRule, decide, task_null
+from .panel.convergence import (
+    DEFAULT_CONVERGENCE,
+    ConvergenceRule,
+    decide,
+    solvers_from_counts,
+    task_null,
+)
 from .panel.families import family_of
 from .panel.figures import Solver, shipped_panel
 from .tiers import (
@@ -68,7 +74,7 @@ class StreamedEvidence:
                  rule: EvidenceRule = DEFAULT_RULE,
                  convergence: ConvergenceRule = DEFAULT_CONVERGENCE) -> None:  # fmt: skip
         self.canonicals, self.rule, self.convergence_rule = canonicals, rule, convergence
-        self.families = dict(getattr(settings, "families", ()) or ())
+        self.families = dict(settings.families or ())
         self.panel = shipped_panel() if canonicals.benchmark.name == "humaneval" else None
         self.file_solvers = panel_file_solvers(canonicals, settings, self.families)
         self.chance = chance_rates(canonicals, settings, bounded_chance_pool(samples))
@@ -142,10 +148,9 @@ class StreamedEvidence:
                 continue
             else:
                 origin = "store"
-            closeness = tuple((v / 100, s / 100) for (v, s), n in sorted(counts.items())
-                              for _ in range(n))  # fmt: skip
-            found.append(Solver(other.model_label or other.model, self.family(other.model),
-                                origin, len(closeness), closeness))  # fmt: skip
+            found.append(solvers_from_counts(other.model_label or other.model,
+                                             self.family(other.model), origin,
+                                             sorted(counts.items())))  # fmt: skip
         return found
 
     def convergence(self, group, groups) -> dict[str, dict]:
@@ -213,7 +218,7 @@ def panel_file_solvers(canonicals, settings, families: dict) -> dict[str, list[S
     from .null_model import reference_features
 
     found: dict[str, list[Solver]] = defaultdict(list)
-    for path in getattr(settings, "panel_files", ()) or ():
+    for path in settings.panel_files or ():
         defaults = ImportDefaults(model=path.stem, temperature=0.0)
         samples = read_sample_file(path, canonicals.benchmark,
                                    lambda name: load_prompt_set(name, canonicals.benchmark),

@@ -70,11 +70,9 @@ def calibration_key(
     evidence_rule: EvidenceRule = DEFAULT_RULE,
     profile: str = "default",
 ) -> dict:
-    """Everything that decides a verdict: the verdict rule (suspected), the evidence rule, the
-    detector's version and profile, the same-task convergence rule and the shipped panel's
-    version (memorized). Error rates measured under another key are not this rule's."""
-    return {"verdict_rule": rule.as_dict(), "evidence_rule": evidence_rule.as_dict(),
-            **evidence_key(), "profile": profile}  # fmt: skip
+    """Everything that decides a verdict: the verdict rule (suspected) and `evidence_key`
+    (memorized). Error rates measured under another key are not this rule's."""
+    return {"verdict_rule": rule.as_dict(), **evidence_key(evidence_rule, profile)}
 
 
 def calibration() -> dict:
@@ -85,15 +83,17 @@ def calibration() -> dict:
         return {}
 
 
-def evidence_key() -> dict:
-    """Everything besides the verdict rule that decides a verdict: the detector's version (the
-    evidence features and details), the convergence rule and the panel figures' version. A
-    calibration measured under another key is stale: never shown as measured."""
+def evidence_key(evidence_rule: EvidenceRule = DEFAULT_RULE, profile: str = "default") -> dict:
+    """What decides `memorized`, the verdict rule aside: the evidence rule, the detector's
+    version (the evidence features and details) and profile, the same-task convergence rule and
+    the shipped panel's version. A control's per-task rows judged under another key are judged
+    again from its store before they are calibrated on."""
     from ..audit.detection import DETECTOR_VERSION
     from .panel.convergence import DEFAULT_CONVERGENCE
     from .panel.figures import PANEL_VERSION
 
-    return {"detector_version": DETECTOR_VERSION, "panel_version": PANEL_VERSION,
+    return {"evidence_rule": evidence_rule.as_dict(), "detector_version": DETECTOR_VERSION,
+            "profile": profile, "panel_version": PANEL_VERSION,
             "convergence": DEFAULT_CONVERGENCE.as_dict()}  # fmt: skip
 
 
@@ -107,7 +107,9 @@ def stale_settings(measured: Mapping, key: Mapping) -> list[str]:
     for name, value in key.items():
         old = recorded.get(name)
         label = name.replace("_", " ")
-        if isinstance(value, Mapping) and isinstance(old, Mapping):
+        if old is None and value is not None:
+            differ.append(f"{label}: not recorded by the calibration")
+        elif isinstance(value, Mapping) and isinstance(old, Mapping):
             differ += [f"{label} {field} {value.get(field)}, calibrated with {old.get(field)}"
                        for field in sorted(set(value) | set(old))
                        if value.get(field) != old.get(field)]  # fmt: skip

@@ -45,6 +45,7 @@ from cloneprobe.evidence.verdict import (
     VERDICTS,
     VerdictRule,
     calibration_key,
+    evidence_key,
     stale_settings,
     task_verdict,
 )
@@ -54,11 +55,11 @@ LIKELIHOOD = LIKELIHOOD_SIGNALS
 
 
 def load_control(folder: Path) -> dict:
-    """The control's per-task rows, judged under today's settings (`calibration_key`): rows
+    """The control's per-task rows, judged under today's settings (`evidence_key`): rows
     that control.json recorded under other settings, or without saying which, are judged again
     from the control's store, so that what is written is this code's error rates."""
     control = json.loads((folder / "control.json").read_text(encoding="utf-8"))
-    if control.get("tasks") and control.get("calibration_key") == calibration_key():
+    if control.get("tasks") and control.get("evidence_key") == evidence_key():
         return control
     from cloneprobe.control.audit import reaudit_control
 
@@ -88,8 +89,11 @@ def derive_margin(rows_by_dose: dict[str, list[dict]], signal: str, tasks: set[s
 
 
 def verdict_of(row: dict, rule: VerdictRule) -> str:
+    """The row's verdict under `rule`, its clone evidence judged by the same-task convergence
+    null the control's audit measured (as the reports judge it)."""
     return task_verdict(row["clone_tier"], row["informative"], row["relative"], rule,
-                        row.get("clone_reasons") or ()).verdict  # fmt: skip
+                        row.get("clone_reasons") or (),
+                        convergence=row.get("convergence")).verdict  # fmt: skip
 
 
 def folds_of(control: dict, folds: int, seed: int) -> list[set[str]]:

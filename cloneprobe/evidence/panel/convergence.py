@@ -174,7 +174,7 @@ def figure_line(null: dict, rule: ConvergenceRule = DEFAULT_CONVERGENCE) -> str:
     text = (f"{' and '.join(parts)} reach this ({target['structure']:.0%} structure, "
             f"{target['verbatim']:.0%} verbatim; {null['samples_reaching']} of "
             f"{null['samples']} independent samples)")  # fmt: skip
-    if null["families_reaching"]:
+    if null["convergent"]:
         return f"{text}: convergent, written by {', '.join(null['families_reaching'])}"
     q = null.get("q")
     verdict = "rare" if null.get("memorized") else "not rare enough"
