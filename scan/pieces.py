@@ -41,9 +41,13 @@ def ranks_it_feeds(fmt: str, files: list[str] | None, workers: int, most: int) -
     return most
 
 
-def plan_pieces(files: list[str], sizes: list[int], ranks: int) -> list[Piece] | None:
-    """The piece each rank reads (rank r: the r-th), or None when there are at least as many
-    files as ranks (datatrove then shares out whole files)."""
+def plan_pieces(
+    files: list[str], sizes: list[int], ranks: int, workers: int | None = None
+) -> list[Piece | None] | None:
+    """The piece each rank reads (rank r: the r-th; None: a rank with nothing to read), or None
+    when there are at least as many files as ranks (datatrove then shares out whole files). A
+    compressed file is cut in at most `workers` pieces (each piece decompresses all of it); the
+    ranks it cannot use go to the uncompressed files, or read nothing."""
     if len(files) >= ranks or not files:
         return None
     total = sum(sizes) or 1
@@ -59,5 +63,20 @@ def plan_pieces(files: list[str], sizes: list[int], ranks: int) -> list[Piece] |
         i = max(range(len(files)), key=lambda i: (shares[i], -i))
         shares[i] -= 1
         left += 1
-    return [(name, part, parts) for name, parts in zip(files, shares, strict=True)
-            for part in range(parts)]  # fmt: skip
+    if workers is not None:
+        spare = 0
+        for i, name in enumerate(files):
+            if is_compressed(name) and shares[i] > workers:
+                spare += shares[i] - workers
+                shares[i] = workers
+        plain = [i for i in order if not is_compressed(files[i])]
+        for turn in range(spare if plain else 0):
+            shares[plain[turn % len(plain)]] += 1
+        spare = spare if not plain else 0
+    else:
+        spare = 0
+    pieces: list[Piece | None] = [
+        (name, part, parts) for name, parts in zip(files, shares, strict=True)
+        for part in range(parts)
+    ]  # fmt: skip
+    return pieces + [None] * spare

@@ -66,8 +66,9 @@ class ScanSettings:
 def choose_tasks(
     corpora: list[Corpus], settings: ExecutorSettings, listings: list[list[str] | None]
 ) -> int:
-    """Ranks: the explicit --tasks, else four per worker (for balance and fine-grained resume)
-    but never more than the corpora can keep busy (a file of source files is one document;
+    """Ranks: the explicit --ranks, else four per worker (for balance and fine-grained resume)
+    but never more than the corpora can keep busy (a folder of source files: one document per
+    file;
     JSONL and Parquet files are cut into pieces, compressed JSONL into no more pieces than
     there are workers, see pieces.py)."""
     if settings.tasks:
@@ -92,8 +93,10 @@ def run_scan(settings: ScanSettings, progress: Progress | None = None) -> dict:
     listings = [files for _, files in resolved]
     tasks = choose_tasks(corpora, settings.executor, listings)
     output = get_datafolder(settings.output)
+    # ranks chosen here cut a compressed file in no more pieces than workers; --ranks is obeyed
+    cap = None if settings.executor.tasks else (settings.executor.workers or default_workers())
     plans = [
-        plan_pieces(files, file_sizes(corpus, files), tasks)
+        plan_pieces(files, file_sizes(corpus, files), tasks, cap)
         if files and splits_files(corpus.format) and len(files) < tasks else None
         for corpus, files in resolved
     ]  # fmt: skip

@@ -128,3 +128,13 @@ def test_ranks_are_shared_by_size_and_every_file_has_one():
     assert [(part, parts) for name, part, parts in pieces if name == "big"] == [
         (k, 6) for k in range(6)]  # fmt: skip
     assert plan_pieces(["a", "b"], [5, 5], 2) is None  # as many files as ranks: whole files
+
+
+def test_a_compressed_file_is_cut_in_no_more_pieces_than_there_are_workers():
+    # each piece of a compressed file decompresses all of it: beyond the workers, the ranks go
+    # to the plain files, or read nothing
+    mixed = plan_pieces(["a.jsonl.gz", "b.jsonl"], [1000, 10], 8, workers=2)
+    assert len(mixed) == 8 and sum(p[0] == "a.jsonl.gz" for p in mixed if p) == 2
+    alone = plan_pieces(["a.jsonl.gz"], [1000], 8, workers=2)
+    assert len(alone) == 8 and [p for p in alone if p] == [("a.jsonl.gz", 0, 2),
+                                                          ("a.jsonl.gz", 1, 2)]
