@@ -80,19 +80,16 @@ def canonical_source(task: Task, entry_point: str | None = None) -> str:
     prompt variant renames the function (its recursive calls renamed too)."""
     if task.language != "python":
         return task.prompt + task.canonical_solution
-    return _python_canonical_source(task.prompt, task.canonical_solution, task.entry_point,
-                                    entry_point or task.entry_point)  # fmt: skip
+    return _python_canonical_source(task, entry_point or task.entry_point)
 
 
 @lru_cache(maxsize=4096)
-def _python_canonical_source(prompt: str, solution: str, entry_point: str, renamed: str) -> str:
-    """`canonical_source` of a Python task, by content (every run asks for each task's
-    several times: its inputs' hash, its fragment, its evidence profile)."""
-    task = Task(task_id="", prompt=prompt, canonical_solution=solution, test="",
-                entry_point=entry_point)  # fmt: skip
-    source = strip_comments(signature(task) + solution)
-    if renamed != entry_point:
-        source = rename_identifier(source, entry_point, renamed)
+def _python_canonical_source(task: Task, renamed: str) -> str:
+    """`canonical_source` of a Python task, cached by the task's value (every run asks for each
+    task's several times: its inputs' hash, its fragment, its evidence profile)."""
+    source = strip_comments(signature(task) + task.canonical_solution)
+    if renamed != task.entry_point:
+        source = rename_identifier(source, task.entry_point, renamed)
     return source
 
 

@@ -1,4 +1,4 @@
-"""Clone classes: the connected components of the clone-pair graph (union-find)."""
+"""Clone classes: the connected components of the clone-pair graph."""
 
 from __future__ import annotations
 
@@ -11,28 +11,15 @@ def clone_classes(pairs: Sequence[ClonePair], type_order: Sequence[str]) -> tupl
     """Group pairs into classes; `type_order` runs from most to least specific type name.
 
     A class's type is the least specific type among its pairs."""
-    parent: dict[int, int] = {}  # union-find over id(fragment)
-    fragments: dict[int, object] = {}
+    import networkx as nx  # imported here: it is slow to import and only classes need it
 
-    def root(key: int) -> int:
-        while parent[key] != key:
-            parent[key] = parent[parent[key]]
-            key = parent[key]
-        return key
-
-    for pair in pairs:
-        for fragment in (pair.a, pair.b):
-            if id(fragment) not in parent:
-                parent[id(fragment)] = id(fragment)
-                fragments[id(fragment)] = fragment
-        a, b = root(id(pair.a)), root(id(pair.b))
-        if a != b:
-            parent[b] = a
-    groups: dict[int, list] = {}
-    for key, fragment in fragments.items():  # in order of first appearance
-        groups.setdefault(root(key), []).append(fragment)
+    graph = nx.Graph()
+    graph.add_edges_from((pair.a, pair.b) for pair in pairs)
     components = sorted(
-        (sorted(nodes, key=lambda f: (f.file, f.start_line)) for nodes in groups.values()),
+        (
+            sorted(nodes, key=lambda f: (f.file, f.start_line))
+            for nodes in nx.connected_components(graph)
+        ),
         key=lambda nodes: (nodes[0].file, nodes[0].start_line),
     )
     component_of = {id(f): index for index, nodes in enumerate(components) for f in nodes}

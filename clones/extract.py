@@ -17,8 +17,9 @@ from .source import SourceFile, normalize_newlines
 from .source_layout import print_source_lines
 
 Granularity = Literal["functions", "files"]
-FILE_MEMO_LIMIT = 50_000
-"""Programs an extractor remembers before it starts afresh (bounds the memory of a scan)."""
+FILE_MEMO_CHARS = 32_000_000
+"""Characters of program text an extractor remembers before it starts afresh: with their
+fragments, a few hundred MB at most, whatever the number of programs."""
 FILE_MEMO_MAX_CHARS = 100_000
 """Programs longer than this are never remembered."""
 
@@ -46,6 +47,7 @@ class FragmentExtractor:
         pattern = " ".join(f"({kind}) @fragment" for kind in sorted(spec.function_types))
         self.query_cursor = tree_sitter.QueryCursor(tree_sitter.Query(language, pattern))
         self.programs: dict[tuple, tuple] | None = {} if memo else None
+        self.remembered_chars = 0
 
     def remembered(self, source: SourceFile, key: tuple, extract):
         """`extract()`'s (fragments, extra) for `source`, from the memo when the same program
@@ -56,14 +58,14 @@ class FragmentExtractor:
         known = programs.get(key)
         if known is None:
             fragments, extra = extract()
-            if len(programs) >= FILE_MEMO_LIMIT:
+            if self.remembered_chars + len(source.text) > FILE_MEMO_CHARS:
                 programs.clear()
-            programs[key] = (source.name, fragments, extra)
+                self.remembered_chars = 0
+            programs[key] = (fragments, extra)
+            self.remembered_chars += len(source.text)
             return fragments, extra
-        name, fragments, extra = known
-        if name != source.name:
-            fragments = [replace(f, file=source.name) for f in fragments]
-        return fragments, extra
+        fragments, extra = known
+        return [replace(f, file=source.name) for f in fragments], extra
 
     def extract(self, source: SourceFile, granularity: Granularity = "functions") -> list[Fragment]:
         """The fragments of `source`: each function with a block body, or the whole file (named

@@ -1,5 +1,5 @@
 """The convergence null's cost: `cloneprobe detect FILE --json` into a fresh store, with this
-tree's code against a baseline tree's (e.g. /work/main before the panel), alternated in each
+tree's code against a baseline tree's (e.g. a checkout of main before the panel), alternated in each
 round so load on the machine hits both alike; prints each run's wall time and the ratio.
 
     python perf/convergence_cost.py SAMPLES.jsonl --baseline /path/to/base/tree [--rounds 3]

@@ -6,8 +6,8 @@ sets, a clone pair for every tenth sample. Each tree renders it from the same fi
 process (`PYTHONPATH` set to the tree), `--repeat` times, alternating; printed: each tree's
 median seconds and the ratio this/other.
 
-    python perf/report_render.py --other /work/main
-    python perf/report_render.py --other /work/main --samples 200000 --repeat 3
+    python perf/report_render.py --other ../cloneprobe-base
+    python perf/report_render.py --other ../cloneprobe-base --samples 200000 --repeat 3
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ command `cloneprobe scan CORPUS --output OUT --workers W --json` in a subprocess
     python perf/scan_throughput.py --limit-mb 50       # a quick check
     python perf/scan_throughput.py --format jsonl      # the corpus as JSONL shards instead
     python perf/scan_throughput.py --format jsonl --shards 1   # one JSONL file
-    python perf/scan_throughput.py --baseline /work/wt/scanbase --rounds 3
+    python perf/scan_throughput.py --baseline ../cloneprobe-base --rounds 3
         # the same corpus scanned by this code and by the code in another source tree (a
         # worktree of main), alternating, and the ratio of their medians
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .hashing import chunk_hashes, constant_hash, token_hash
+from .hashing import chunk_hashes, constant_hash, ngram_hashes, token_hash
 
 _STRING = (
     rb'"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
@@ -121,8 +121,6 @@ class TokenBatch:
     def ngrams(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(n-gram hashes, owning document, first token index) of the n-grams that lie
         inside one document."""
-        from .hashing import ngram_hashes
-
         grams = ngram_hashes(self.hashes, n)
         if len(grams) == 0:
             empty = np.empty(0, dtype=np.int64)

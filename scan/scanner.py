@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .index import CODE_NGRAM, WORD_NGRAM, BenchmarkIndex, Candidate, IndexedTask
 from .lexer import LexedBatch, lex
@@ -33,13 +33,7 @@ class ScanCounts:
     characters: int = 0
     candidates: int = 0
     matches: int = 0
-    per_task_candidates: dict[str, int] = field(default_factory=dict)
-
-    def add(self, other: ScanCounts) -> None:
-        self.documents += other.documents
-        self.characters += other.characters
-        self.candidates += other.candidates
-        self.matches += other.matches
+    """`candidates`: the regions verified (a task's n-grams close together in a document)."""
 
 
 REGION_MARGIN = 2000
