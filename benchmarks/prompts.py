@@ -204,7 +204,7 @@ def _variant_order(variant: str) -> tuple[int, int]:
         return (0, 0)
     if variant == "all":
         return (1, 0)
-    return (2, int(variant[1:])) if variant[1:].isdigit() else (3, 0)
+    return (2, int(variant[1:])) if variant[1:].isdecimal() else (3, 0)
 
 
 def _load_prompt_jsonl(path: Path, benchmark: Benchmark) -> PromptSet:

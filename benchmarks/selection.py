@@ -25,7 +25,7 @@ def find_task_id(benchmark: Benchmark, name) -> str | None:
     if slash and head.strip().lower() != prefix.lower():
         return None
     tail = tail.strip()
-    candidate = f"{prefix}/{int(tail)}" if tail.isdigit() else f"{prefix}/{tail}"
+    candidate = f"{prefix}/{int(tail)}" if tail.isdecimal() else f"{prefix}/{tail}"
     return candidate if benchmark.get(candidate) else None
 
 

@@ -9,22 +9,28 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
 
 @contextmanager
-def atomic_text_file(path: Path) -> Iterator[TextIO]:
+def atomic_text_file(path: Path, errors: str = "strict") -> Iterator[TextIO]:
     """A text file open for writing whose content appears at `path` only when the block ends
-    without an exception."""
+    without an exception (`errors`: as for `open`)."""
     path = Path(path)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
+        with os.fdopen(handle, "w", encoding="utf-8", errors=errors) as out:
             yield out
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def write_atomically(path: Path, text: str | Iterable[str], errors: str = "strict") -> None:
+    """`text` (or its pieces) written whole to `path` (see `atomic_text_file`)."""
+    with atomic_text_file(path, errors) as out:
+        out.writelines([text] if isinstance(text, str) else text)

@@ -330,7 +330,7 @@ def detect_and_report(
     if not total:
         raise UserError(
             f"{store.path}: no samples to report on (none stored without error matches); "
-            "generate or import samples first, or check --model/--prompt-set"
+            "generate or import samples first, or check --model/--prompts"
         )
     announce(reporter, _judging_plan(store, total, execution))
     if execution is not None:

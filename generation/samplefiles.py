@@ -17,6 +17,7 @@ A file's own verdicts (`passed`, `is_solved`, `result`) are kept as claims to co
 from __future__ import annotations
 
 import json
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -55,14 +56,39 @@ PromptLookup = Callable[[str], PromptSet]
 """Prompt set by name (`original`, `fixed`, or a path)."""
 
 
+def check_sample_files(paths) -> None:
+    """Sample files that can be read as files: a folder, FIFO, device or broken link is named
+    as such (before any work, and again as each file is read)."""
+    for path in map(Path, paths):
+        try:
+            mode = path.stat().st_mode
+        except OSError as error:
+            if path.is_symlink():
+                raise GenerationError(f"{path}: is a symbolic link that leads nowhere (a loop "
+                                      "or a missing target); give a sample file") from None
+            if isinstance(error, FileNotFoundError):
+                raise GenerationError(f"{path}: no such sample file; give human-eval JSONL or "
+                                      "bigcode JSON files") from None  # fmt: skip
+            raise GenerationError(f"{path}: cannot read it ({error.strerror}); check the path "
+                                  "and its permissions") from None  # fmt: skip
+        if stat.S_ISDIR(mode):
+            raise GenerationError(f"{path}: is a folder, not a sample file; give the JSONL or "
+                                  f"JSON files inside it (e.g. {path}/*.jsonl)")  # fmt: skip
+        if not stat.S_ISREG(mode):
+            kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else
+                    "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
+                    "a socket" if stat.S_ISSOCK(mode) else "not a regular file")  # fmt: skip
+            raise GenerationError(f"{path}: is {kind}, not a sample file; save the samples to "
+                                  "a regular file and give that")  # fmt: skip
+
+
 def read_sample_file(
     path: Path, benchmark: Benchmark, prompts: PromptLookup, defaults: ImportDefaults,
     claims: dict[ClaimKey, tuple[bool, str]] | None = None,
 ) -> list[StoredSample]:
     """Every sample of a human-eval JSONL or bigcode JSON file, understood against its prompt;
     the file's own verdicts go into `claims` (key -> (passed, where in the file))."""
-    if not path.is_file():
-        raise GenerationError(f"{path}: no such sample file; check the path")
+    check_sample_files([path])
     try:
         text = read_sample_bytes(path).decode("utf-8-sig").replace("\r\n", "\n")
     except UnicodeDecodeError as error:

@@ -20,6 +20,17 @@ per-sample token counts marked exact or estimated, the entry point a renamed pro
 and the repairs made to a sample (or why it could not be repaired)."""
 SQLITE_HEADER = b"SQLite format 3\x00"
 
+
+def is_sqlite_file(path: Path) -> bool:
+    """An existing regular file holding a SQLite database (a store, or another tool's)."""
+    try:
+        if not path.is_file():
+            return False
+        with path.open("rb") as handle:
+            return handle.read(16) == SQLITE_HEADER
+    except OSError:
+        return False
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (

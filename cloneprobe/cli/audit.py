@@ -35,7 +35,7 @@ def audit_command(**options) -> None:
     solutions, aggregate and report.
 
     With no model, audits the embedded SmolLM2-135M-Instruct offline. Bare, it is a quick
-    first look (the first 10 tasks, 1 sample per prompt, 128 new tokens; the report says so);
+    first look (the first 8 tasks, 1 sample per prompt, 128 new tokens; the report says so);
     the reference study's scale is `--limit 164 -n 20 --max-new-tokens 512`.
 
     \b
@@ -105,6 +105,7 @@ def _audit_files(options: dict) -> None:
     generated samples, with the files' own verdicts compared when they were executed."""
     from ..benchmarks import load_benchmark, load_prompt_sets
     from ..generation import GenerationError, SampleStore
+    from ..generation.samplefiles import check_sample_files
     from ..pipeline import (
         add_file_verdicts,
         attach_signals,
@@ -113,6 +114,7 @@ def _audit_files(options: dict) -> None:
         source_samples,
     )
     from ..settings import SampleSource
+    from .checks import check_store_path
     from .console import emit_report, progress_reporter, report_sections
 
     if len(options["models"]) > 1 or len(options["temperatures"]) > 1:
@@ -132,9 +134,8 @@ def _audit_files(options: dict) -> None:
         temperature=(options["temperatures"] or (None,))[0], prompt_set=prompt_set,
         benchmark=options["benchmark_spec"], as_written=options["as_written"],
     )  # fmt: skip
-    missing = [p for p in source.files if not p.is_file()]
-    if missing:
-        raise GenerationError(f"{missing[0]}: no such sample file; check the path")
+    check_sample_files(source.files)
+    check_store_path(source.store, "--store", inputs=source.files)
     detection, signals, reporter = (detection_settings(options), signal_settings(options),
                                     progress_reporter())  # fmt: skip
     benchmark = load_benchmark(source.benchmark)

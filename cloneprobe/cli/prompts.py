@@ -27,7 +27,7 @@ from .options import benchmark_option, meaning, option
     "diff_task",
     metavar="TASK",
     help="Diff TASK's original prompt against "
-    "the fixed one (or each variant of --set), with what was changed and why.",
+    "the fixed one (or each variant of --prompts), with what was changed and why.",
 )
 @click.option(
     "--json", "as_json", is_flag=True,
@@ -84,7 +84,7 @@ def prompts_command(
     if diff_task and not set_spec and "fixed" not in benchmark.prompt_sets:
         raise BenchmarkError(
             f"--diff {diff_task}: {benchmark.name} has no built-in fixed prompts to diff "
-            "against; give the variants with --set FOLDER|FILE.jsonl"
+            "against; give the variants with --prompts FOLDER|FILE.jsonl"
         )
     console = output_console()
     if set_spec:

@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from cloneprobe.atomic import write_atomically
 from cloneprobe.evidence.verdict import VERDICTS, calibration_line
 from cloneprobe.reports.safe_text import html_text as escape
 from cloneprobe.signals.registry import SIGNALS
 
-from .atomic import write_atomically
 from .page import page, plain_table
 from .plots import roc_plot, strip_plot
 from .task_view import SORT_SCRIPT, sortable_table
@@ -148,8 +148,8 @@ def write_control_report(report: dict, folder: Path) -> None:
     `folder`, each written under a temporary name and renamed, so a reader never sees half
     a file."""
     folder.mkdir(parents=True, exist_ok=True)
-    write_atomically(folder / "control.json", json.dumps(report, indent=1))
-    write_atomically(folder / "report.html", render_control_page(report))
+    write_atomically(folder / "control.json", json.dumps(report, indent=1), errors="replace")
+    write_atomically(folder / "report.html", render_control_page(report), errors="replace")
 
 
 def render_control_page(control: dict) -> str:

@@ -6,6 +6,7 @@ import csv
 import io
 from pathlib import Path
 
+from cloneprobe.atomic import write_atomically
 from cloneprobe.audit.aggregate import TYPES
 from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.audit.spool import RowSpool
@@ -13,7 +14,6 @@ from cloneprobe.evidence.verdict import calibration_line
 from cloneprobe.reports.safe_text import csv_cell, latex_text, markdown_text
 
 from . import evidence_tables as ev
-from .atomic import write_atomically
 from .html import render_html
 from .summary_lines import summary_lines
 from .tables import (
@@ -196,6 +196,7 @@ def write_reports(report: AuditReport, folder: Path) -> list[Path]:
     paths = []
     for name, render in REPORT_RENDERERS.items():
         path = folder / name
-        write_atomically(path, STREAMED[name](report) if name in STREAMED else render(report))
+        write_atomically(path, STREAMED[name](report) if name in STREAMED else render(report),
+                         errors="replace")
         paths.append(path)
     return paths

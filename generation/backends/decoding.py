@@ -1,9 +1,10 @@
 """Batched, KV-cached sampling for local causal language models, one random stream per sample.
 
-`decode_batch` generates several sequences in one batch: each distinct prompt is prefilled once
-(left-padded, only the last position's logits computed) and its cache is repeated for the
-samples that share it; a sequence leaves the batch (its cache rows are dropped) as soon as it
-ends, so the steps after that cost only what is still running. Every sequence draws its tokens
+`decode_stream` streams sequences through one batch of at most `batch_size` rows: a prompt is
+prefilled as its sequence joins (left-padded, only the last position's logits computed, its
+cache rows aligned with the running ones); a sequence leaves the batch (its cache rows are
+dropped) as soon as it ends and a waiting one takes its place, so the batch stays full until
+the queue is empty. Every sequence draws its tokens
 from its own `torch.Generator`, seeded from the run's seed plus the sample's index, the
 temperature and the prompt text (`sequence_seed`): a sample does not depend on which other
 samples share its batch, nor on the batch size or the order of the tasks.
@@ -15,7 +16,9 @@ with the sequence's own uniform draw. Temperature 0 is greedy.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import inspect
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -221,11 +224,22 @@ class _Running:
             input_ids=torch.tensor(chosen, dtype=torch.long).unsqueeze(-1).to(device),
             attention_mask=self.mask.to(device),
             position_ids=self.next_position.unsqueeze(-1).to(device),
-            past_key_values=self.cache,
+            **{cache_keyword(model): self.cache},
             use_cache=True,
         )
         self.next_position = self.next_position + 1
         self.logits = out.logits[:, -1, :]
+
+
+def cache_keyword(model) -> str:
+    """The forward argument that takes the KV cache: `cache` where the model's forward has it
+    (newer transformers, which warn that `past_key_values` is going), else `past_key_values`."""
+    return _cache_keyword(type(model).forward)
+
+
+@functools.cache
+def _cache_keyword(forward) -> str:
+    return "cache" if "cache" in inspect.signature(forward).parameters else "past_key_values"
 
 
 def _prefill(model, sequences: Sequence[SequenceToDecode], indices: list[int], pad_token_id):
@@ -250,7 +264,7 @@ def _prefill(model, sequences: Sequence[SequenceToDecode], indices: list[int], p
         input_ids=input_ids.to(device),
         attention_mask=mask.to(device),
         position_ids=positions.to(device),
-        past_key_values=cache,
+        **{cache_keyword(model): cache},
         use_cache=True,
         logits_to_keep=1,
     )
@@ -266,36 +280,6 @@ def _left_pad(mask: torch.Tensor, width: int) -> torch.Tensor:
     if not missing:
         return mask
     return torch.cat([mask.new_zeros((mask.shape[0], missing)), mask], dim=-1)
-
-
-def decode_batch(
-    model,
-    tokenizer,
-    sequences: Sequence[SequenceToDecode],
-    *,
-    temperature: float,
-    top_p: float,
-    max_new_tokens: int,
-    end_token_ids: set[int],
-    pad_token_id: int,
-    stop: StopCheck | None = None,
-) -> list[Decoded]:
-    """Every sequence in one batch (`decode_stream` with room for all), results in order."""
-    decoded: dict[int, Decoded] = {}
-    decode_stream(
-        model,
-        tokenizer,
-        sequences,
-        batch_size=len(sequences),
-        temperature=temperature,
-        top_p=top_p,
-        max_new_tokens=max_new_tokens,
-        end_token_ids=end_token_ids,
-        pad_token_id=pad_token_id,
-        on_decoded=decoded.__setitem__,
-        stop=stop,
-    )
-    return [decoded[i] for i in range(len(sequences))]
 
 
 def _generator(seed: int | None) -> torch.Generator:
