@@ -189,7 +189,6 @@ def reaudit_control(folder, rule: VerdictRule = DEFAULT_VERDICT_RULE) -> dict:
     outputs written before control.json carried `tasks`, or to judge them under another
     rule. Works on a copy of the store (a score not stored, e.g. CDD, is computed and kept)."""
     import contextlib
-    import json
     import shutil
     import tempfile
     from pathlib import Path
@@ -200,7 +199,9 @@ def reaudit_control(folder, rule: VerdictRule = DEFAULT_VERDICT_RULE) -> dict:
     from cloneprobe.signals.registry import SIGNALS, parse_signal_names
 
     folder = Path(folder)
-    control = json.loads((folder / "control.json").read_text(encoding="utf-8"))
+    from cloneprobe.control.saved import load_control
+
+    control = load_control(folder, option="")
     settings = control["settings"]
     benchmark = load_benchmark(settings["benchmark"])
     prompt_set = load_prompt_set("original", benchmark)

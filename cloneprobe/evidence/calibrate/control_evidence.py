@@ -9,7 +9,7 @@ written) and prints, per dose and half: samples, clone rate (any non-trivial clo
 canonical), evidence rate, similar-solution rate, and the tasks with at least one evidence
 sample. Evidence on the held-out half or from the base model is a false alarm; evidence on the
 contaminated half of a dose is what the rule should catch. Then the sweep of the rule's size
-thresholds (as in calibrate_evidence.py) on these samples.
+thresholds (as in known_answers.py) on these samples.
 
     cloneprobe control --output runs/control            # or any earlier control folder
     python -m cloneprobe.evidence.calibrate.control_evidence runs/control [--profile nicad] [--json]
@@ -28,7 +28,7 @@ from pathlib import Path
 from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.audit.detection import CanonicalFragments, DetectionSettings, DetectionStore
 from cloneprobe.benchmarks import load_benchmark
-from cloneprobe.clones import DetectorConfig, get_profile
+from cloneprobe.clones import PROFILES, DetectorConfig, get_profile
 from cloneprobe.evidence.calibrate.known_answers import sweep
 from cloneprobe.evidence.tiers import DEFAULT_RULE, EVIDENCE, SIMILAR
 from cloneprobe.generation import SampleStore
@@ -66,7 +66,9 @@ def rates(report: AuditReport, contaminated: set[str]) -> list[dict]:
 
 
 def calibrate(folder: Path, profile: str) -> dict:
-    control = json.loads((folder / "control.json").read_text())
+    from cloneprobe.control.saved import load_control
+
+    control = load_control(folder, option="")
     contaminated = set(control["split"]["contaminated"])
     benchmark = load_benchmark(control["settings"]["benchmark"])
     settings = DetectionSettings(DetectorConfig(profile=get_profile(profile)))
@@ -116,7 +118,7 @@ def print_figures(figures: dict) -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("control", type=Path, help="a `cloneprobe control --output` folder")
-    parser.add_argument("--profile", default="default", choices=["default", "nicad"])
+    parser.add_argument("--profile", default="default", choices=sorted(PROFILES))
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     for name in ("control.json", "control.sqlite"):

@@ -31,6 +31,7 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
+from cloneprobe.atomic import atomic_text_file, write_atomically
 from cloneprobe.benchmarks import load_benchmark
 from cloneprobe.evidence.panel.build import raw_samples
 from cloneprobe.evidence.panel.convergence import DEFAULT_CONVERGENCE, reaches
@@ -107,6 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--key", type=Path, help="The blind pairs' key (JSON).")
     parser.add_argument("--seed", type=int, default=21)
     args = parser.parse_args(argv)
+    if bool(args.blind) != bool(args.key):
+        parser.error("--blind and --key go together: the shuffled pairs and the key to join them")
     sources = json.loads(SOURCES_FILE.read_text())["sources"]
     figures = all_figures(args.held_out_figures)
     rows, pairs = [], []
@@ -144,14 +147,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"memorized verdicts: {total}; written as close by another family (violations): {bad}")
     if args.blind and args.key:
         random.Random(args.seed).shuffle(pairs)
-        with args.blind.open("w", encoding="utf-8") as out:
+        with atomic_text_file(args.blind) as out:
             for number, pair in enumerate(pairs):
                 out.write(json.dumps({"pair": number, "task_id": pair["task_id"],
                                       "canonical": pair["canonical"],
                                       "sample": pair["sample"]}) + "\n")  # fmt: skip
-        args.key.write_text(json.dumps([{"pair": n, "model": p["model"],
-                                         "memorized": p["memorized"]}
-                                        for n, p in enumerate(pairs)]))  # fmt: skip
+        write_atomically(args.key, json.dumps([{"pair": n, "model": p["model"],
+                                                "memorized": p["memorized"]}
+                                               for n, p in enumerate(pairs)]))  # fmt: skip
         print(f"blind pairs: {len(pairs)} written to {args.blind} (key: {args.key})")
     return 0
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.audit.detection import CanonicalFragments, DetectionSettings, DetectionStore
 from cloneprobe.benchmarks import load_benchmark
-from cloneprobe.clones import DetectorConfig, get_profile
+from cloneprobe.clones import PROFILES, DetectorConfig, get_profile
 from cloneprobe.evidence.calibrate.corpus import EXPECTED, build_corpus
 from cloneprobe.evidence.stream import StreamedEvidence
 from cloneprobe.evidence.tiers import DEFAULT_RULE, EVIDENCE, SIMILAR
@@ -212,7 +212,7 @@ def print_figures(figures: dict) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--profile", default="default", choices=["default", "nicad"])
+    parser.add_argument("--profile", default="default", choices=sorted(PROFILES))
     parser.add_argument("--check", action="store_true", help="run every sample's tests too")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true")

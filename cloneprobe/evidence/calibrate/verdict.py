@@ -1,4 +1,5 @@
-"""Calibrate the per-task memorization verdict (cloneprobe/verdict.py) on a positive control.
+"""Calibrate the per-task memorization verdict (cloneprobe/evidence/verdict.py) on a positive
+control.
 
 Reads a finished `cloneprobe control` folder (control.json; when it predates control.json's
 `tasks`, the per-task rows are rebuilt from control.sqlite's samples and stored scores, no
@@ -23,8 +24,7 @@ model loaded), then:
         --write cloneprobe/evidence/verdict_calibration.json
 
 With `--validate` nothing is derived: the shipped rule (cloneprobe.evidence.verdict's default)
-judges
-every task of the given control, so a control run with another seed (another split, other
+judges every task of the given control, so a control run with another seed (another split, other
 fine-tuned models) measures the rule's error rates out of sample.
 """
 
@@ -38,6 +38,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
+from cloneprobe.atomic import write_atomically
 from cloneprobe.audit.stats import wilson_interval
 from cloneprobe.evidence.verdict import (
     DEFAULT_VERDICT_RULE,
@@ -54,11 +55,13 @@ from cloneprobe.signals.registry import LIKELIHOOD_SIGNALS
 LIKELIHOOD = LIKELIHOOD_SIGNALS
 
 
-def load_control(folder: Path) -> dict:
+def judged_control(folder: Path) -> dict:
     """The control's per-task rows, judged under today's settings (`evidence_key`): rows
     that control.json recorded under other settings, or without saying which, are judged again
     from the control's store, so that what is written is this code's error rates."""
-    control = json.loads((folder / "control.json").read_text(encoding="utf-8"))
+    from cloneprobe.control.saved import load_control
+
+    control = load_control(folder, option="")
     if control.get("tasks") and control.get("evidence_key") == evidence_key():
         return control
     from cloneprobe.control.audit import reaudit_control
@@ -269,7 +272,7 @@ def validate(control: dict, as_json: bool, write: Path | None, folder: Path) -> 
                        "python -m cloneprobe.evidence.calibrate.verdict DIR --validate",
             "error_rates": rates,
         }  # fmt: skip
-        write.write_text(json.dumps(calibration, indent=1) + "\n", encoding="utf-8")
+        write_atomically(write, json.dumps(calibration, indent=1) + "\n")
         print(f"written: {write} (validation on {folder})", file=sys.stderr)
 
 
@@ -292,7 +295,7 @@ def main() -> None:
         "rates) to this JSON file, e.g. cloneprobe/evidence/verdict_calibration.json",
     )
     args = parser.parse_args()
-    control = load_control(args.control)
+    control = judged_control(args.control)
     if args.validate:
         validate(control, args.json, args.write, args.control)
         return
@@ -318,7 +321,7 @@ def main() -> None:
                        f" --seed {args.seed}",
             "error_rates": result["error_rates"],
         }  # fmt: skip
-        args.write.write_text(json.dumps(written, indent=1) + "\n", encoding="utf-8")
+        write_atomically(args.write, json.dumps(written, indent=1) + "\n")
         print(f"written: {args.write}", file=sys.stderr)
 
 

@@ -28,6 +28,8 @@ from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
+from cloneprobe.atomic import write_atomically
+
 from ...audit.detection import DETECTOR_VERSION, CanonicalFragments
 from ...benchmarks import Benchmark, load_benchmark
 from ...generation.postprocess import understand
@@ -174,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     if out is None:
         parser.error("--role held_out needs --out (held-out figures stay out of the package)")
     figures = build_figures(args.mirrors, args.role)
-    out.write_text(json.dumps(figures, indent=None, separators=(",", ":")) + "\n")
+    write_atomically(out, json.dumps(figures, indent=None, separators=(",", ":")) + "\n")
     print(f"wrote {out}: {len(figures['models'])} models, {len(figures['tasks'])} tasks",
           file=sys.stderr)  # fmt: skip
     return 0
