@@ -197,3 +197,15 @@ def test_terminal_and_html_show_the_figure_and_the_closest_independent_solutions
     assert "same-task convergence: 0 of 3 independent families" in text  # beside the pair
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "closest independent:" in html and "Benjamini-Hochberg" in html
+
+
+def test_the_summary_without_signals_judges_with_the_convergence_null(tmp_path):
+    # no signals were computed: the report's verdicts come from the clone evidence alone, and
+    # still a convergent copy (/40's triple loop) is not memorized, a rare one (/20) is
+    from cloneprobe.audit.audit_report import report_from_dict
+    from cloneprobe.audit.verdict_summary import task_entries
+
+    report = report_from_dict(detect(tmp_path, copies(40, 20)))
+    verdicts = {e["task_id"]: e["verdict"] for e in task_entries(report)}
+    assert verdicts["HumanEval/20"] == MEMORIZED
+    assert verdicts["HumanEval/40"] != MEMORIZED

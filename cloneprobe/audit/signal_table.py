@@ -94,7 +94,7 @@ def tasks_list(
                 "samples": row.samples,
                 "clones": clones,
                 "informative": row.task_id not in uninformative,
-                "pass@1": _pass_at_1(clones),
+                "pass@1": pass_at_1(clones),
                 "signals": {name: score.to_dict() for name, score in row.scores.items()},
                 "relative": row.relative,
                 "verdict": verdict.verdict,
@@ -114,7 +114,7 @@ def task_convergence(report: AuditReport) -> dict[tuple, dict]:
     }
 
 
-def _pass_at_1(clones: dict | None) -> float | None:
+def pass_at_1(clones: dict | None) -> float | None:
     """The task's pass@1 (passed over executed samples: the unbiased estimator at k = 1), or
     None when none of its samples ran."""
     if not clones or not clones["executed"]:

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from cloneprobe.audit.audit_report import AuditReport, EvidencePair, TaskEntry
-from cloneprobe.audit.signal_table import clone_evidence
+from cloneprobe.audit.signal_table import clone_evidence, pass_at_1, task_convergence
 from cloneprobe.evidence.verdict import MEMORIZED, SUSPECTED, VERDICTS, task_verdict
 
 
@@ -23,16 +23,19 @@ def task_entries(report: AuditReport) -> list[TaskEntry]:
     if report.tasks:
         return list(report.tasks)
     uninformative = {u["task_id"] for u in report.uninformative_tasks or []}
+    convergence = task_convergence(report)
     entries: list[TaskEntry] = []
-    for (model, temperature, label, task_id), clones in clone_evidence(report).items():
+    for key, clones in clone_evidence(report).items():
+        model, temperature, label, task_id = key
         informative = task_id not in uninformative
-        verdict = task_verdict(clones.get("tier"), informative, {}, clone_reasons=tuple(
-            clones.get("reasons") or ()))  # fmt: skip
+        verdict = task_verdict(clones.get("tier"), informative, {},
+                               clone_reasons=tuple(clones.get("reasons") or ()),
+                               convergence=convergence.get(key))  # fmt: skip
         entries.append({
             "model": model, "settings_key": "", "temperature": temperature, "prompt_set": label,
             "task_id": task_id, "mode": "", "samples": clones["samples"], "clones": clones,
             "informative": informative,
-            "pass@1": clones["passed"] / clones["executed"] if clones["executed"] else None,
+            "pass@1": pass_at_1(clones),
             "signals": {}, "relative": {}, "verdict": verdict.verdict,
             "verdict_reasons": list(verdict.reasons),
         })  # fmt: skip
