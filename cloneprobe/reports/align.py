@@ -10,16 +10,21 @@ from collections.abc import Callable
 
 from rapidfuzz.distance import LCSseq
 
-_TOKEN = re.compile(r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[A-Za-z_]\w*|\d[\w.]*|\S)""")
+_TOKEN = re.compile(
+    r"""(#.*"""  # a comment, outside any string
+    r"""|[rRbBuUfF]{0,2}"(?:[^"\\]|\\.)*"|[rRbBuUfF]{0,2}'(?:[^'\\]|\\.)*'"""  # strings
+    r"""|[A-Za-z_]\w*|\d[\w.]*(?:[eE][+-]?\d+)?|\S)"""
+)
 
 
 def shape_of(line: str) -> str:
     """A line of code with every name `x`, number `1` and string `"x"` (keywords kept), for
     aligning a line with its renamed copy; a comment is dropped."""
     shape = []
-    for token in _TOKEN.findall(line.split("#", 1)[0] if "#" in line and '"' not in line
-                                and "'" not in line else line):  # fmt: skip
-        if token[0] in "\"'":
+    for token in _TOKEN.findall(line):
+        if token[0] == "#":
+            break
+        if token[-1] in "\"'":
             shape.append('"x"')
         elif token[0].isdigit():
             shape.append("1")
