@@ -1,9 +1,9 @@
 """Limits for a whole sample (every process it starts together): one control group per run.
 
-Used by the tool's side of the sandbox (`sandbox.py`); the child joins its group before it
-starts (`join`, in the forked child before exec), so the harness, the sample and everything the
-sample forks count against one memory limit (memfds and tmpfs pages included: the kernel
-charges them to the group) and one process limit.
+Used by the tool's side of the sandbox (`sandbox.py`); the fork server's child writes itself
+into its group's `cgroup.procs` before it forks anything (`fork_server.start_run`), so the
+harness, the sample and everything the sample forks count against one memory limit (memfds
+and tmpfs pages included: the kernel charges them to the group) and one process limit.
 
 Where: cgroup v2 when the tool's own group has the memory and pids controllers delegated to
 its children (or is the root of the hierarchy, as root); otherwise cgroup v1's memory and pids
@@ -33,12 +33,6 @@ class Cgroup:
     folders: tuple[Path, ...]
     memory: Path
     version: int
-
-    def join(self) -> None:
-        """Move the calling process into the group (run in the child before exec)."""
-        for folder in self.folders:
-            with open(folder / "cgroup.procs", "w") as procs:
-                procs.write("0")
 
     def out_of_memory(self) -> bool:
         name = "memory.events" if self.version == 2 else "memory.oom_control"
@@ -98,19 +92,27 @@ class CgroupLimiter:
     def create(self, memory_bytes: int, processes: int) -> Cgroup:
         name = f"cloneprobe-{os.getpid()}-{next(_serial)}"
         folders = tuple(parent / name for parent in self.parents)
-        for folder in folders:
-            folder.mkdir()
-        if self.version == 2:
-            (group,) = folders
-            _write(group / "memory.max", memory_bytes)
-            _write(group / "memory.swap.max", 0, optional=True)
-            _write(group / "pids.max", processes)
-            return Cgroup(folders, group, 2)
-        memory, pids = folders
-        _write(memory / "memory.limit_in_bytes", memory_bytes)
-        _write(memory / "memory.memsw.limit_in_bytes", memory_bytes, optional=True)
-        _write(pids / "pids.max", processes)
-        return Cgroup(folders, memory, 1)
+        made = []
+        try:
+            for folder in folders:
+                folder.mkdir()
+                made.append(folder)
+            if self.version == 2:
+                (group,) = folders
+                _write(group / "memory.max", memory_bytes)
+                _write(group / "memory.swap.max", 0, optional=True)
+                _write(group / "pids.max", processes)
+                return Cgroup(folders, group, 2)
+            memory, pids = folders
+            _write(memory / "memory.limit_in_bytes", memory_bytes)
+            _write(memory / "memory.memsw.limit_in_bytes", memory_bytes, optional=True)
+            _write(pids / "pids.max", processes)
+            return Cgroup(folders, memory, 1)
+        except BaseException:  # no half-made group left on the host (empty: rmdir takes it)
+            for folder in reversed(made):
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+            raise
 
 
 def _write(path: Path, value: int, optional: bool = False) -> None:

@@ -22,11 +22,13 @@ import os
 import platform
 import signal
 
+import seccomp  # beside this file: the child runs with this folder on its path
+
 CLONE_NEWNS, CLONE_NEWIPC = 0x00020000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
-SYS_MOUNT_SETATTR, AT_FDCWD, AT_RECURSIVE, MOUNT_ATTR_RDONLY = 442, -100, 0x8000, 1
+AT_FDCWD, AT_RECURSIVE, MOUNT_ATTR_RDONLY = -100, 0x8000, 1
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP = 1, 4, 24
 PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 28, 38, 47, 4
 SECUREBITS_ROOT_IS_ORDINARY = 0x2F
@@ -39,14 +41,21 @@ STAGING = "/tmp"
 DEVICES = ("null", "zero", "random", "urandom")
 PACKAGE_FOLDERS = ("site-packages", "dist-packages")
 MNT_DETACH, KEYCTL_JOIN_SESSION_KEYRING = 2, 1
-SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
-SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
 class ConfinementError(OSError):
     """A step of the confinement failed (the kernel or the machine does not allow it)."""
+
+
+def syscall_number(name: str) -> int:
+    """`name`'s system call number on this machine (seccomp's table, the one list of them)."""
+    table = seccomp.ARCHITECTURES.get(platform.machine())
+    if table is None:
+        raise ConfinementError(errno.ENOSYS, f"no system call table for {platform.machine()}; "
+                               f"the sandbox knows {', '.join(seccomp.ARCHITECTURES)}")
+    return table[name]
 
 
 def _check(result, what):
@@ -71,7 +80,7 @@ def _make_read_only(path):
     """Every mount at and below `path` read-only, in one call (mount_setattr, Linux 5.12)."""
     attr = _MountAttr(MOUNT_ATTR_RDONLY, 0, 0, 0)
     result = _libc.syscall(
-        SYS_MOUNT_SETATTR, AT_FDCWD, path.encode(), AT_RECURSIVE, ctypes.byref(attr),
+        syscall_number("mount_setattr"), AT_FDCWD, path.encode(), AT_RECURSIVE, ctypes.byref(attr),
         ctypes.sizeof(attr),
     )  # fmt: skip
     _check(result, f"read-only {path}")
@@ -193,7 +202,7 @@ def build_root(workspace_bytes, folders, files):
     os.makedirs(root + "/proc", mode=0o555)
     _mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     os.chdir(root)
-    _check(_libc.syscall(SYS_PIVOT_ROOT[platform.machine()], b".", b"."), "pivot_root")
+    _check(_libc.syscall(syscall_number("pivot_root"), b".", b"."), "pivot_root")
     _check(_libc.umount2(b".", MNT_DETACH), "detaching the host's root")
     os.chdir("/")
     _mount(None, "/", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
@@ -226,9 +235,7 @@ def _bind_read_only(handle, target, is_folder, read_only=True):
 def join_new_session_keyring():
     """A new, empty session keyring for this process and its children: no key of the host's
     session (the tool's, its user's) is reachable, and nothing added reaches the host."""
-    number = SYS_KEYCTL.get(platform.machine())
-    if number is None:
-        raise ConfinementError(errno.ENOSYS, f"keyctl on {platform.machine()}")
+    number = syscall_number("keyctl")
     _libc.syscall.restype = ctypes.c_long
     if _libc.syscall(number, KEYCTL_JOIN_SESSION_KEYRING, None) < 0:
         code = ctypes.get_errno()

@@ -21,8 +21,15 @@ def needed_names(path: str) -> list[str] | None:
             data = file.read()
     except OSError:
         return None
-    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+    if data[:4] != b"\x7fELF" or data[4:6] != b"\x02\x01":
         return None
+    try:
+        return _needed_in(data)
+    except (struct.error, ValueError, IndexError):  # cut short or malformed: ask ldd instead
+        return None
+
+
+def _needed_in(data: bytes) -> list[str] | None:
     (phoff,) = struct.unpack_from("<Q", data, 0x20)
     phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
     loads, dynamic = [], None

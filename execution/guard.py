@@ -70,7 +70,7 @@ class SampleEnded(BaseException):
 
 
 def main(verdict_fd):
-    setup = json.loads(read_frame(0).decode("utf-8", "surrogatepass"))  # no job in it
+    setup = json.loads(wire.read_frame(0).decode("utf-8", "surrogatepass"))  # no job in it
     add_site_builtins()
     if setup["isolation"] == "namespaces":
         confine.enter_namespaces(setup["sandbox_uid"])
@@ -97,24 +97,6 @@ def main(verdict_fd):
     os._exit(0)
 
 
-def read_frame(fd):
-    """One length-prefixed frame from `fd`, read with os.read so that nothing past it (the
-    job, which only the harness reads) is buffered in this process."""
-    size = int.from_bytes(read_exactly(fd, 4), "big")
-    return read_exactly(fd, size)
-
-
-def read_exactly(fd, size):
-    chunks, left = [], size
-    while left:
-        chunk = os.read(fd, min(left, 1 << 20))
-        if not chunk:
-            raise EOFError("the job ended early")
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
-
-
 def add_site_builtins():
     """exit() and quit(), which `site` (not run here, for speed) would have added."""
     import _sitebuiltins
@@ -139,7 +121,7 @@ def judge(verdict_fd):
         run_sample(to_sample_read, to_harness_write)
     os.close(to_sample_read)
     os.close(to_harness_write)
-    job = json.loads(read_frame(0).decode("utf-8", "surrogatepass"))
+    job = json.loads(wire.read_frame(0).decode("utf-8", "surrogatepass"))
     sample = SampleProcess(pid, to_sample_write, to_harness_read)
     try:
         return verdict_of(lambda: run_tests(job, sample))
@@ -332,7 +314,5 @@ def flush_and_send(replies, kind, *fields):
         os._exit(1)
 
 
-if __name__ == "__main__":
-    if sys.argv[1] == "--serve":
-        fork_server.serve(socket.socket(fileno=0), main)
-    main(int(sys.argv[1]))
+if __name__ == "__main__":  # `guard.py --serve`: the fork server, one per tool process
+    fork_server.serve(socket.socket(fileno=0), main)

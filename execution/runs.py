@@ -243,11 +243,6 @@ def _kill_run(pid: int) -> None:
             kill(pid, signal.SIGKILL)
 
 
-def frame(value) -> bytes:
-    data = json.dumps(value).encode("utf-8", "surrogatepass")
-    return len(data).to_bytes(4, "big") + data
-
-
 def _parse_verdict(data: bytes) -> tuple[str, str] | None:
     """The harness's [status, detail], when it wrote one."""
     if not data:

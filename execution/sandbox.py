@@ -1,7 +1,7 @@
 """Running untrusted programs, and judging them against tests, in confined child processes.
 
-Generated code never runs inside the tool's process. Each `Sandbox` starts `guard.py` once, by
-path, as a fork server (a fresh interpreter with a clean environment, `PYTHONHASHSEED=0`, that
+Generated code never runs inside the tool's process. One fork server per tool process, shared
+by every `Sandbox` (`runs.shared_fork_server`), is `guard.py` started by path (a fresh interpreter with a clean environment, `PYTHONHASHSEED=0`, that
 never reads a job). For each run it forks a child in a session of its own, with rlimits and,
 where the machine allows, a control group of its own (`cgroups.py`: memory and processes of
 the whole sample); the child confines itself, forks the sample's process and only then reads
@@ -48,9 +48,9 @@ from .runs import (
     PreparedRun,
     close_spares,
     exchange,
-    frame,
     shared_fork_server,
 )
+from .wire import frame
 
 log = logging.getLogger(__name__)
 

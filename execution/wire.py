@@ -78,7 +78,20 @@ def send(fd, kind, *fields):
         view = view[os.write(fd, view) :]
 
 
-def _read_exactly(fd, size):
+def frame(value) -> bytes:
+    """`value` as JSON in a length-prefixed frame: the setup and the job the tool sends."""
+    data = json.dumps(value).encode("utf-8", "surrogatepass")
+    return _LENGTH.pack(len(data)) + data
+
+
+def read_frame(fd) -> bytes:
+    """One length-prefixed frame from `fd`, read with os.read so that nothing past it (the
+    job, which only the harness reads) is buffered in this process."""
+    (size,) = _LENGTH.unpack(read_exactly(fd, _LENGTH.size))
+    return read_exactly(fd, size)
+
+
+def read_exactly(fd, size):
     chunks, left = [], size
     while left:
         chunk = os.read(fd, min(left, 1 << 20))
@@ -92,10 +105,10 @@ def _read_exactly(fd, size):
 def receive(fd):
     """Read one message: a list `[kind, *fields]` of plain data, kind a string. EOFError when
     the other side is gone, WireError when the bytes are not such a message."""
-    (size,) = _LENGTH.unpack(_read_exactly(fd, _LENGTH.size))
+    (size,) = _LENGTH.unpack(read_exactly(fd, _LENGTH.size))
     if size > MAX_MESSAGE_BYTES:
         raise WireError(f"a message of {size} bytes (at most {MAX_MESSAGE_BYTES})")
-    message = decode(_read_exactly(fd, size).decode("utf-8", "replace"))
+    message = decode(read_exactly(fd, size).decode("utf-8", "replace"))
     if type(message) is not list or not message or type(message[0]) is not str:
         raise WireError("a message that is not [kind, ...]")
     return message

@@ -3,7 +3,7 @@
 Each attack is the sample of a task whose test is `check(add)` (add(2, 3) == 5, ...); its own
 `add` is wrong, so a 'passed' verdict can only come from a forgery. Around the runs, the test
 plants what an escape would reach: a world-writable folder and file outside the sandbox (not
-under a hidden folder, so only the read-only mount stands in the way), canaries in the
+in the sample's root, so only the sandbox's own root stands in the way), canaries in the
 environment, in /tmp and in $HOME, a TCP and a UDP server on 127.0.0.1, an abstract Unix socket
 and a Unix socket file in /tmp. After the runs: nothing outside changed, no canary reached the
 result (reason, stdout, stderr), no packet arrived, and no process of the sandbox is left.

@@ -7,8 +7,8 @@ findings as the message, which the store keeps), so the tests read the stored ro
 nothing of the host reached, every result stored. The canonical solution runs in the same
 file and must pass.
 
-The store and the planted FIFO and socket sit in a folder beside this file, outside every
-folder the sandbox hides, so only the sandbox's own root keeps a sample from them.
+The store and the planted FIFO and socket sit in a folder beside this file, which the sample's
+root does not hold: only the sandbox's own root keeps a sample from them.
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ while frame is not None and found is None:
 TABLE = table_from(found)
 """
 
-ORACLE_FROM_HEAP = """
+HEAP_SCAN = """
 import gc
 found = None
 for item in gc.get_objects():
@@ -99,17 +99,14 @@ for item in gc.get_objects():
         for value in list(item.values()):
             if isinstance(value, str) and 'def check(candidate)' in value:
                 found = value
+"""
+"""The test's text, if anything in the heap holds it."""
+
+ORACLE_FROM_HEAP = HEAP_SCAN + """
 TABLE = table_from(found)
 """
 
-SPY_CANDIDATE = """
-import gc
-found = None
-for item in gc.get_objects():
-    if isinstance(item, dict):
-        for value in list(item.values()):
-            if isinstance(value, str) and 'def check(candidate)' in value:
-                found = value
+SPY_CANDIDATE = HEAP_SCAN + """
 TABLE, last = {}, []
 class Spy:
     def __eq__(self, other):

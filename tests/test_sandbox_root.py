@@ -68,3 +68,9 @@ def test_a_tool_installed_in_a_venv_under_tmp_still_runs_samples_in_namespaces(t
     assert done.returncode == 0, done.stderr
     assert "guard" not in done.stdout.split()[0], done.stdout + done.stderr
     assert done.stdout.split()[-1] == "passed", done.stdout + done.stderr
+
+
+def test_a_cut_short_elf_file_is_left_to_ldd_not_a_crash(tmp_path):
+    short = tmp_path / "short.so"
+    short.write_bytes(b"\x7fELF\x02\x01\x01")  # a 64-bit little-endian header, cut off
+    assert needed_names(str(short)) is None
