@@ -2,10 +2,11 @@
 
 Generated code never runs inside the tool's process. One fork server per tool process, shared
 by every `Sandbox` (`runs.shared_fork_server`), is `guard.py` started by path (a fresh
-interpreter with a clean environment, `PYTHONHASHSEED=0`, that never reads a job). For each run it forks a child in a session of its own, with rlimits and,
-where the machine allows, a control group of its own (`cgroups.py`: memory and processes of
-the whole sample); the child confines itself, forks the sample's process and only then reads
-the job. While one run goes on, the next run's child is already started and waits for its job.
+interpreter with a clean environment, `PYTHONHASHSEED=0`, that never reads a job). For each run
+it forks a child in a session of its own, with rlimits and, where the machine allows, a control
+group of its own (`cgroups.py`: memory and processes of the whole sample); the child confines
+itself, forks the sample's process and only then reads the job. While one run goes on, the next
+run's child is already started and waits for its job.
 
 Isolation "namespaces" (the default wherever the kernel allows it; probed once): new user,
 mount, network, PID and IPC namespaces; a fresh tmpfs root holding read-only binds of the
