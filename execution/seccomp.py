@@ -6,7 +6,8 @@ libseccomp is installable for every interpreter the tool runs on, so the program
 it checks the architecture first (a call of another ABI, such as x32 or a 32-bit compat call,
 is refused with EPERM), then answers EPERM to every system call in `DENIED` and to `clone` with
 a namespace flag, ENOSYS to `clone3` (whose flags sit in memory a filter cannot read; the C
-library then falls back to `clone`), and allows the rest. """
+library then falls back to `clone`), and allows the rest.
+"""
 
 import ctypes
 import errno
