@@ -122,9 +122,11 @@ class FineTuneSettings:
 
     def __post_init__(self) -> None:
         if self.top_layers < 1:
-            raise FineTuneError(f"top layers {self.top_layers}: must be at least 1")
+            raise FineTuneError(f"--top-layers {self.top_layers}: give 1 or more (the top "
+                                "decoder layers that learn)")  # fmt: skip
         if not self.learning_rate > 0:
-            raise FineTuneError(f"learning rate {self.learning_rate}: must be positive")
+            raise FineTuneError(f"--learning-rate {self.learning_rate}: give a positive number, "
+                                "the default is 3e-4")  # fmt: skip
 
 
 DEFAULT_DOSES = (("light", 1), ("heavy", 8))

@@ -7,5 +7,9 @@
 - `stats`: McNemar, bootstrap and Wilson intervals;
 - `contamination`: the join with a corpus scan (tasks found in training data or not);
 - `signal_table`: each task's clone evidence beside its memorization signals and verdict;
-- `report`: the typed report every command and Python caller gets, rendered by `reports/`.
+- `verdict_summary`: the verdicts per group, and the strongest cases, for the summaries;
+- `file_verdicts`: a sample file's own verdicts against the sandbox's;
+- `audit_report`: the typed report (`AuditReport`) every command and Python caller gets,
+  rendered by `reports/`; `report_schema` generates its JSON Schema;
+- `report`: the builder that fills it sample by sample; `spool`: rows kept on disk.
 """

@@ -39,8 +39,7 @@ class RowSpool:
 def json_chunks(report: dict) -> Iterator[str]:
     """The report as JSON text, piece by piece (spooled rows streamed, one per line)."""
     yield "{"
-    public = [(key, value) for key, value in report.items() if not key.startswith("_")]
-    for number, (key, value) in enumerate(public):
+    for number, (key, value) in enumerate(report.items()):
         yield ("," if number else "") + "\n  " + json.dumps(key) + ": "
         if isinstance(value, RowSpool):
             yield "["

@@ -5,6 +5,7 @@ written to the report's spool, so memory does not grow with the number of sample
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from cloneprobe.audit.aggregate import Groups
 from cloneprobe.audit.detection import (
@@ -18,6 +19,10 @@ from cloneprobe.audit.detection import (
 from cloneprobe.benchmarks import Benchmark
 from cloneprobe.execution import ExecutionStore, task_execution_key
 from cloneprobe.generation import SampleStore, StoredSample
+
+if TYPE_CHECKING:
+    from cloneprobe.audit.audit_report import AuditReport
+    from cloneprobe.audit.report import ReportBuilder
 
 CHUNK = 500
 """Samples judged at once (at most; a chunk never spans two tasks or groups)."""
@@ -44,12 +49,12 @@ def audit_stream(
     benchmark: Benchmark,
     settings: DetectionSettings,
     samples: Iterable[StoredSample],
-    builder,
+    builder: ReportBuilder,
     progress: Callable[[int], None] | None = None,
-) -> dict:
+) -> AuditReport:
     """Judge, aggregate and report the samples, with the pass/fail results stored for the
     same programs and tests. Samples of tasks the benchmark lacks, and samples over the size
-    cap, are left out and counted under `skipped`. `builder` (a `reports.ReportBuilder`) takes
+    cap, are left out and counted under `skipped`. `builder` (`audit.report.ReportBuilder`) takes
     each judged sample and makes the report."""
     canonicals = builder.canonicals
     detections = DetectionStore(store.db, read_only=store.read_only)

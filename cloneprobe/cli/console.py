@@ -377,9 +377,6 @@ def emit_report(report: AuditReport, options: dict) -> None:
 
             for line in file_verdicts_lines(report.file_verdicts):
                 output_console().print(terminal_text(line), highlight=False)
-        if report.scope:
-            output_console().print(Text("note: ", style="yellow").append(
-                terminal_text(report.scope["note"])), highlight=False)  # fmt: skip
         if report.contamination is not None:
             output_console().print(contamination_table(report.contamination))
     if options.get("report_dir"):

@@ -1,6 +1,6 @@
-"""Renderers of the audit's report (`cloneprobe.audit.report`): terminal tables, CSV, Markdown,
-LaTeX (the reference study's Table VI layout) and a self-contained HTML page. Renderers only:
-nothing here decides a verdict or counts a sample.
+"""Renderers of the audit's report (`cloneprobe.audit.audit_report.AuditReport`): terminal
+tables, CSV, Markdown, LaTeX (the reference study's Table VI layout) and a self-contained HTML
+page. Renderers only: nothing here decides a verdict or counts a sample.
 
 `write_reports` is loaded on first use (PEP 562), so that a command that needs one renderer
 (`scan` prints with `reports.scan_text`) does not import everything behind the others."""
