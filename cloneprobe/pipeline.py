@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import os
-import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -37,7 +36,7 @@ from .benchmarks import (
 )
 from .errors import UserError
 from .evidence.stream import StreamedEvidence
-from .execution import execute_samples
+from .execution import ExecutionStore, execute_samples
 from .generation import (
     HUMANEVAL_STOPS,
     BackendOptions,
@@ -56,6 +55,7 @@ from .generation import (
     run_plan,
 )
 from .generation.secrets import RedactingFilter, Redactor, redact_url, url_secrets
+from .reports.durations import estimate_text
 from .settings import ExecutionSettings, GenerationSettings, SampleSource, SignalSettings
 from .signals.registry import parse_signal_names
 from .signals.scoring import ScorerFactory, ScorerOptions
@@ -362,17 +362,10 @@ def _judging_plan(store: SampleStore, total: int, execution: ExecutionSettings |
     lines = [f"{total:,} samples from {store.path}: clone detection against the canonicals "
              "(verdicts already stored are reused)"]  # fmt: skip
     if execution is not None:
-        seconds = None
-        try:
-            row = store.db.execute("SELECT AVG(seconds), COUNT(*) FROM executions").fetchone()
-            if row and row[1]:
-                seconds = row[0] * total / execution.workers
-        except sqlite3.Error:  # no executions table yet: no history
-            seconds = None
-        took = f"{seconds:.0f} s" if seconds is not None and seconds < 90 else \
-            f"{(seconds or 0) / 60:.0f} min"  # fmt: skip
-        guess = (f"{took} at most, from {row[1]:,} earlier sandbox runs in the store"
-                 if seconds is not None else "no history yet; the ETA follows the rate")
+        history = ExecutionStore(store.db, read_only=True).history()
+        guess = (f"{estimate_text(history[0] * total / execution.workers)} at most, from "
+                 f"{history[1]:,} earlier sandbox runs in the store" if history else
+                 "no history yet; the ETA follows the rate")  # fmt: skip
         lines.append(f"execution in the sandbox: {execution.workers} workers, "
                      f"{execution.timeout:g} s timeout per sample; estimate: {guess}")  # fmt: skip
     return lines

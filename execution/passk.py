@@ -95,6 +95,13 @@ class ExecutionStore:
         )
         return dict(cursor.fetchall())
 
+    def history(self) -> tuple[float, int] | None:
+        """Mean seconds of a stored execution and how many there are (None: none yet)."""
+        if not self.usable:
+            return None
+        mean, count = self.db.execute("SELECT AVG(seconds), COUNT(*) FROM executions").fetchone()
+        return (mean, count) if count else None
+
     def add(self, results: Iterable[Execution]) -> None:
         if self.read_only:
             return

@@ -4,12 +4,13 @@ before it starts (what it will do, where, and about how long from the store's hi
 from __future__ import annotations
 
 import json
-import math
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
 import click
+
+from ..reports.durations import estimate_text
 
 QUICK_LIMIT = 8
 """8 tasks x 2 prompt sets x 1 sample: one batch of 16 for a local model."""
@@ -124,14 +125,6 @@ def estimate(store: Path, models: list[str], samples_per_model: int, max_new_tok
     return Estimate(seconds, "; ".join(bases))
 
 
-def duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{max(1, math.ceil(seconds))} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
 def print_plan(console, command: str, lines: list[str]) -> None:
     """`command: plan` and its lines, on stderr before the work starts."""
     from rich.text import Text
@@ -175,7 +168,7 @@ def generation_plan_lines(settings, scope: dict | None = None, reporter=None) ->
         label = dict(zip(models, labels, strict=True))
         reporter.planned.update({label[m]: seconds for m, seconds in planned.items()})
     if guess is not None:
-        lines.append(f"estimate: about {duration(guess.seconds)} if none is stored yet "
+        lines.append(f"estimate: about {estimate_text(guess.seconds)} if none is stored yet "
                      f"({guess.basis}); the ETA follows the measured rate")  # fmt: skip
     else:
         lines.append("estimate: none yet (no history of this model in the store); the ETA "

@@ -1,0 +1,15 @@
+"""Durations as a person reads them: a clock for what was measured, a rounded figure for an
+estimate."""
+
+from __future__ import annotations
+
+import math
+
+
+def estimate_text(seconds: float) -> str:
+    """An estimate, rounded as one: 40 s, 12 min, 2.5 h."""
+    if seconds < 90:
+        return f"{max(1, math.ceil(seconds))} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
