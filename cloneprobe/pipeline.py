@@ -81,6 +81,9 @@ class Reporter(Protocol):
     def warn(self, text: str) -> None:
         """Something the user must know (samples skipped, left to another run)."""
 
+    def plan(self, lines: list[str]) -> None:
+        """The plan of the work about to start (the CLI prints it before long work)."""
+
 
 class SilentReporter:
     """A Reporter that shows nothing."""
@@ -101,6 +104,9 @@ class SilentReporter:
         yield
 
     def warn(self, text: str) -> None:
+        pass
+
+    def plan(self, lines: list[str]) -> None:
         pass
 
 
@@ -350,10 +356,8 @@ def detect_and_report(
 
 
 def announce(reporter: Reporter, lines: list[str]) -> None:
-    """The plan of the work about to start, where the reporter shows plans (the CLI's do)."""
-    show = getattr(reporter, "plan", None)
-    if show is not None:
-        show(lines)
+    """The plan of the work about to start (`Reporter.plan`)."""
+    reporter.plan(lines)
 
 
 def _judging_plan(store: SampleStore, total: int, execution: ExecutionSettings | None):
