@@ -10,6 +10,13 @@ def offline(monkeypatch):
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
 
 
+@pytest.fixture(autouse=True)
+def wide_output(monkeypatch):
+    """Piped output is 80 columns unless `COLUMNS` says otherwise; tests that look for a whole
+    sentence read it unwrapped (test_first_contact checks the widths, the 80 default included)."""
+    monkeypatch.setenv("COLUMNS", "200")
+
+
 @pytest.fixture(scope="session")
 def tokenizer():
     """The tiny trained tokenizer of test_transformers_backend (built once per run)."""

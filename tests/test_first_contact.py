@@ -41,11 +41,14 @@ def invoke(*args: str, env: dict | None = None):
     return CliRunner().invoke(main, [str(a) for a in args], env={**ENV, **(env or {})})
 
 
-def run_piped(*args: str, cwd: Path | None = None, columns: int = 80):
-    """The CLI in a subprocess with stdout and stderr piped, as `cloneprobe ... | less`."""
+def run_piped(*args: str, cwd: Path | None = None, columns: int | None = 80):
+    """The CLI in a subprocess with stdout and stderr piped, as `cloneprobe ... | less`
+    (`columns=None`: no `COLUMNS` in the environment)."""
     env = {**os.environ, "OPENAI_API_KEY": "sk-test", "HF_HUB_OFFLINE": "1",
            "COLUMNS": str(columns), "PYTHONPATH": str(ROOT)}  # fmt: skip
     env.pop("OPENAI_BASE_URL", None)
+    if columns is None:
+        env.pop("COLUMNS")
     return subprocess.run(
         [sys.executable, "-m", "cloneprobe", *map(str, args)],
         capture_output=True, text=True, timeout=300, env=env, cwd=cwd,
@@ -139,8 +142,9 @@ def write_samples(path: Path, tasks: range) -> Path:
     return path
 
 
-@pytest.mark.parametrize("columns", [80, 60])
+@pytest.mark.parametrize("columns", [80, 60, None])
 def test_tables_follow_columns_when_piped_and_never_cut_a_cell(tmp_path, columns):
+    """Piped output is `COLUMNS` wide, and 80 wide when `COLUMNS` is not set."""
     samples = write_samples(tmp_path / "s.jsonl", range(6))
     store = tmp_path / "s.sqlite"
     outputs = [
@@ -154,7 +158,7 @@ def test_tables_follow_columns_when_piped_and_never_cut_a_cell(tmp_path, columns
         assert done.returncode == 0, done.stderr[-2000:]
         assert "┃" in done.stdout  # tables were printed
         for line in (done.stdout + done.stderr).splitlines():
-            assert len(line) <= columns, line
+            assert len(line) <= (columns or 80), line
             assert "…" not in line, line
     report = outputs[0].stdout
     assert "100.0" in report  # numbers whole, not "100." over "0"

@@ -22,12 +22,12 @@ from rich.text import Text
 from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.reports.safe_text import terminal_text
 
-PIPED_WIDTH = 200
+PIPED_WIDTH = 80
 
 
 def piped_width() -> int:
-    """The width of output that is not a terminal: `COLUMNS` when it is set, else wide
-    enough that tables are not folded."""
+    """The width of output that is not a terminal: `COLUMNS` when it is set, else 80 (what a
+    terminal shows, so that piped output still fits one; `COLUMNS=200` widens it)."""
     import os
 
     value = os.environ.get("COLUMNS", "").strip()
@@ -158,8 +158,7 @@ class FittingConsole(Console):
 
 
 def output_console() -> Console:
-    """stdout; when it is not a terminal, `COLUMNS` wide (else wide enough that tables are not
-    folded)."""
+    """stdout; when it is not a terminal, `COLUMNS` wide (else 80)."""
     console = FittingConsole()
     return console if console.is_terminal else FittingConsole(width=piped_width())
 
