@@ -209,3 +209,22 @@ def test_the_summary_without_signals_judges_with_the_convergence_null(tmp_path):
     verdicts = {e["task_id"]: e["verdict"] for e in task_entries(report)}
     assert verdicts["HumanEval/20"] == MEMORIZED
     assert verdicts["HumanEval/40"] != MEMORIZED
+
+
+def test_the_rule_in_the_detection_settings_is_the_one_that_judges(tmp_path):
+    # calibrate.margin_sweep judges a store under other rules through DetectionSettings
+    from cloneprobe.audit.detection import DetectionSettings
+    from cloneprobe.clones import DetectorConfig
+    from cloneprobe.pipeline import SilentReporter, report_on_source
+    from cloneprobe.settings import SampleSource
+
+    path = write(tmp_path / "s.jsonl", copies(20))
+    for name, rule, memorized in (("default", ConvergenceRule(), True),
+                                  ("no-fdr", ConvergenceRule(alpha=0.0), False)):  # fmt: skip
+        source = SampleSource(store=tmp_path / f"{name}.sqlite", files=(path,), model="m",
+                              temperature=0.2)  # fmt: skip
+        report = report_on_source(source, DetectionSettings(DetectorConfig(), convergence=rule),
+                                  SilentReporter())  # fmt: skip
+        null = next(g for g in report.groups if g["model"] == "m")["convergence"]["HumanEval/20"]
+        assert null["memorized"] is memorized, name
+        assert report.evidence_rule["convergence"]["alpha"] == rule.alpha

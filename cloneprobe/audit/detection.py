@@ -38,6 +38,7 @@ from cloneprobe.evidence.canonical_profile import (
     comments_of,
     name_usage,
 )
+from cloneprobe.evidence.panel.convergence import DEFAULT_CONVERGENCE, ConvergenceRule
 from cloneprobe.evidence.strength import best_answer_features, features_of
 from cloneprobe.execution.inputs_cache import rows_with_current_inputs
 
@@ -94,6 +95,10 @@ class DetectionSettings:
     """Sample files of other solvers (--panel), for the convergence null; not part of the key."""
     families: tuple[tuple[str, str], ...] = ()
     """(model, family) the user named (--family); not part of the key."""
+    convergence: ConvergenceRule = DEFAULT_CONVERGENCE
+    """The same-task convergence rule that judges evidence (margin, FDR level); it decides
+    verdicts, not clones, so it is part of the calibration key, not of this key. Only the
+    calibration scripts change it (`calibrate.margin_sweep`)."""
 
     @property
     def key(self) -> str:

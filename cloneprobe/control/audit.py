@@ -18,6 +18,7 @@ from cloneprobe.audit.detection import CanonicalFragments, DetectionSettings
 from cloneprobe.audit.stats import wilson_interval
 from cloneprobe.benchmarks import Benchmark, PromptSet
 from cloneprobe.control.separation import roc_points, separation
+from cloneprobe.evidence.panel.convergence import DEFAULT_CONVERGENCE, ConvergenceRule
 from cloneprobe.evidence.verdict import DEFAULT_VERDICT_RULE, FLAGGED, VERDICTS, VerdictRule
 from cloneprobe.generation import SampleStore, StoredSample
 from cloneprobe.signals.base import SignalError
@@ -183,11 +184,13 @@ def compact_tasks(entries: dict[str, dict], contaminated: Sequence[str]) -> list
     return rows
 
 
-def reaudit_control(folder, rule: VerdictRule = DEFAULT_VERDICT_RULE) -> dict:
+def reaudit_control(folder, rule: VerdictRule = DEFAULT_VERDICT_RULE,
+                    convergence: ConvergenceRule = DEFAULT_CONVERGENCE) -> dict:  # fmt: skip
     """A finished control's per-task rows and verdict separation again, from its folder
     (control.json's settings and split, control.sqlite's samples and stored scores): for
     outputs written before control.json carried `tasks`, or to judge them under another
-    rule. Works on a copy of the store (a score not stored, e.g. CDD, is computed and kept)."""
+    rule (`rule`, `convergence`). Works on a copy of the store (a score not stored, e.g. CDD,
+    is computed and kept)."""
     import contextlib
     import shutil
     import tempfile
@@ -216,7 +219,7 @@ def reaudit_control(folder, rule: VerdictRule = DEFAULT_VERDICT_RULE) -> dict:
     names = ["base", *settings["doses"]]
     labels = {name: f"control:{name}:{settings['tag']}" for name in names}
     signal_names = settings["signals"] or parse_signal_names(None)
-    profiles = {"default": DetectionSettings(DetectorConfig())}
+    profiles = {"default": DetectionSettings(DetectorConfig(), convergence=convergence)}
 
     @contextlib.contextmanager
     def quiet(description: str, total: int):

