@@ -228,3 +228,30 @@ def test_the_rule_in_the_detection_settings_is_the_one_that_judges(tmp_path):
         null = next(g for g in report.groups if g["model"] == "m")["convergence"]["HumanEval/20"]
         assert null["memorized"] is memorized, name
         assert report.evidence_rule["convergence"]["alpha"] == rule.alpha
+
+
+def test_the_blind_reading_join_counts_the_verdicts_the_reader_accepts(tmp_path, capsys):
+    import pytest
+
+    from cloneprobe.evidence.calibrate import blind_reading
+
+    key = tmp_path / "key.json"
+    key.write_text(json.dumps([
+        {"pair": 0, "model": "a", "origin": "control (heavy)", "task_id": "HumanEval/5",
+         "memorized": True},
+        {"pair": 1, "model": "a", "origin": "control (heavy)", "task_id": "HumanEval/12",
+         "memorized": True},
+        {"pair": 2, "model": "b", "origin": "published (panel)", "task_id": "HumanEval/40",
+         "memorized": False}]))  # fmt: skip
+    judged = write(tmp_path / "judged.jsonl", [{"pair": 0, "memorized": True},
+                                               {"pair": 1, "memorized": False},
+                                               {"pair": 2, "memorized": True}])  # fmt: skip
+    assert blind_reading.main(["join", str(key), str(judged)]) == 0
+    out = capsys.readouterr().out
+    assert "control (heavy): 2 pairs; the tool's memorized verdicts 2, accepted by the reader " \
+           "1 (50%)" in out
+    assert "published (panel): 1 pairs; the tool's memorized verdicts 0, accepted by the " \
+           "reader 0; called memorized by the reader only: 1 (HumanEval/40)" in out
+    write(judged, [{"pair": 0, "memorized": True}])
+    with pytest.raises(SystemExit, match=r"pairs \[1, 2\] are not judged"):
+        blind_reading.main(["join", str(key), str(judged)])
