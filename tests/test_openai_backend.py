@@ -118,10 +118,36 @@ def test_server_refusing_n_gets_one_sample_per_request():
 
 
 
+def test_a_server_refusing_n_is_asked_n_at_most_once_per_slot():
+    with OpenAITestServer(counting_responder(), n_mode="refuse") as server:
+        results = generate(
+            make_backend(server, concurrency=2), [make_request(n=3, key=k) for k in range(8)]
+        )
+        sizes = n_values(server)
+    assert all(r.error is None and len(r.texts) == 3 for r in results)
+    assert sizes.count(1) == 24
+    assert 1 <= sizes.count(3) <= 2  # the requests in flight when it first refused, no more
+
+
+def test_samples_of_one_task_are_asked_at_once_when_the_server_refuses_n():
+    latency = 0.3
+    with OpenAITestServer(counting_responder(), n_mode="refuse", latency=latency) as server:
+        [result] = generate(make_backend(server, concurrency=4), [make_request(n=5, seed=3)])
+        ones = [r for r in server.requests if r["json"]["n"] == 1]
+    assert result.error is None and len(set(result.texts)) == 5
+    assert sorted(r["json"]["seed"] for r in ones) == [3, 4, 5, 6, 7]  # seed + sample index
+    assert in_flight_of(ones, latency) >= 3
+
+
+def in_flight_of(requests: list[dict], latency: float) -> int:
+    """The most of `requests` the server held at once (each one is held `latency` seconds)."""
+    starts = sorted(r["timestamp"] for r in requests)
+    return max(sum(1 for s in starts if s <= t < s + latency) for t in starts)
+
+
 def in_flight(server, latency: float) -> int:
     """The most requests the server held at once (each one is held `latency` seconds)."""
-    starts = sorted(r["timestamp"] for r in server.requests)
-    return max(sum(1 for s in starts if s <= t < s + latency) for t in starts)
+    return in_flight_of(server.requests, latency)
 
 
 
@@ -251,6 +277,18 @@ def test_concurrency_limit_bounds_the_requests_in_flight():
     assert 3 <= overlap <= 4  # parallel, and never more than the limit
 
 
+
+
+def test_concurrency_beyond_one_connection_pool_uses_every_slot_and_no_more():
+    latency = 0.5  # 40 slots: three connection pools of the SDK's httpx client
+    with OpenAITestServer(body_responder, latency=latency) as server:
+        results = generate(
+            make_backend(server, concurrency=40), [make_request(key=k) for k in range(80)]
+        )
+        overlap = in_flight(server, latency)
+    assert sorted(r.request.key for r in results) == list(range(80))
+    assert all(r.error is None for r in results)
+    assert 33 <= overlap <= 40
 
 
 def test_an_error_storing_a_result_stops_the_requests_and_reaches_the_caller():

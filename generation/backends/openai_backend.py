@@ -1,10 +1,12 @@
 """OpenAI and any OpenAI-compatible server (vLLM, llama.cpp, Ollama) through the openai SDK.
 
-Requests run concurrently under a limit; n > 1 is asked for in one request and topped up
-with further requests where a server returns fewer choices (Ollama) or refuses n > 1
-(llama.cpp). 429, 5xx, timeouts, dropped connections and malformed answers are retried with
-exponential backoff and jitter, honouring a Retry-After up to `MAX_RETRY_AFTER` seconds (a
-server asking for longer fails the request with that said). Each request has a deadline of
+Requests run concurrently under a limit, on an event loop in a thread of its own (storing the
+results, in the caller's thread, never delays the next request); n > 1 is asked for in one
+request and topped up with further requests where a server returns fewer choices (Ollama) or
+refuses n > 1 (llama.cpp), those asked all at once, a slot each. 429, 5xx, timeouts, dropped
+connections and malformed answers are retried with exponential backoff and jitter, honouring
+a Retry-After up to `MAX_RETRY_AFTER` seconds (a server asking for longer fails the request
+with that said). Each request has a deadline of
 `timeout` seconds in all, so a server that trickles an answer forever is cut off; an answer
 that is not a completion (an HTML page, `null`, a choice whose text is null) is malformed.
 """
@@ -12,16 +14,21 @@ that is not a completion (an HTML page, `null`, a choice whose text is null) is 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import queue
 import random
+import threading
 import time
 from collections.abc import Sequence
 
 import openai
+import orjson
 
 from ..errors import GenerationError
 from ..secrets import redact_url
 from .base import Backend, GenerationRequest, GenerationResult, OnResult
+from .openai_http import Slots, http_clients
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +71,8 @@ class OpenAIBackend(Backend):
         self.backoff = backoff
         self.max_backoff = max_backoff
         self.supports_n = True
+        self.transport: str | None = None
+        """The SDK's HTTP stack: "aiohttp", "httpx", or None for aiohttp where installed."""
         self.reached = False
         """Whether the server has answered once: until then a refused connection is a wrong
         address (failed at once), after it a server restarting (retried)."""
@@ -83,28 +92,54 @@ class OpenAIBackend(Backend):
         }
 
     def generate(self, requests: Sequence[GenerationRequest], on_result: OnResult) -> None:
-        asyncio.run(self._generate_all(requests, on_result))
+        """The requests run on an event loop in a thread of their own; each result is handed
+        to `on_result` in the calling thread, so storing a result (repairing its samples, a
+        SQLite commit) never holds up the next request, and the store stays in its thread."""
+        finished: queue.SimpleQueue = queue.SimpleQueue()
+        loop = asyncio.new_event_loop()
+        main = loop.create_task(self._generate_all(requests, finished.put))
+        thread = threading.Thread(
+            target=_run_loop, args=(loop, main, finished.put), name="openai-requests"
+        )
+        thread.start()
+        try:
+            for _ in range(len(requests)):
+                result = finished.get()
+                if isinstance(result, BaseException):
+                    raise result
+                on_result(result)
+        finally:
+            if thread.is_alive():  # interrupted, or on_result failed: stop asking
+                with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                    loop.call_soon_threadsafe(main.cancel)
+            thread.join()
 
-    async def _generate_all(self, requests, on_result: OnResult) -> None:
+    async def _generate_all(self, requests, deliver: OnResult) -> None:
         base_url, query = _split_query(self.base_url)
-        client = openai.AsyncOpenAI(
+        clients = http_clients(
+            self.concurrency,
+            transport=self.transport,
             base_url=base_url,
             default_query=query or None,  # `?api-version=...&api_key=...`: sent with each request
             api_key=self.api_key or "not-needed",
             max_retries=0,
             timeout=self.timeout,
         )
-        limit = asyncio.Semaphore(self.concurrency)
+        slots = Slots(clients, self.concurrency)
+        tasks = [asyncio.create_task(self._one(slots, r)) for r in requests]
         try:
-            tasks = [asyncio.create_task(self._one(client, limit, r)) for r in requests]
             for task in tasks:
                 task.add_done_callback(_retrieve)
             for finished in asyncio.as_completed(tasks):
-                on_result(await finished)
+                deliver(await finished)
         finally:
-            await client.close()
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            for client in clients:
+                await client.close()
 
-    async def _one(self, client, limit, request: GenerationRequest) -> GenerationResult:
+    async def _one(self, slots: Slots, request: GenerationRequest) -> GenerationResult:
         texts: list[str] = []
         reasons: list[str] = []
         prompt_tokens = completion_tokens = 0
@@ -112,40 +147,57 @@ class OpenAIBackend(Backend):
         prompt_each: int | None = None
         started = time.monotonic()
         while len(texts) < request.n:
-            wanted = request.n - len(texts) if self.supports_n else 1
-            try:
-                async with limit:
-                    if self.unreachable and not self.reached:
-                        raise _Failed(self.unreachable)
-                    # a top-up request must not repeat the draws a seed already gave
-                    seed = None if request.seed is None else request.seed + len(texts)
-                    choices, usage = await self._call_with_retries(client, request, wanted, seed)
-            except _Failed as failure:
+            missing = request.n - len(texts)
+            asked = [(len(texts), missing)]  # (first sample, how many) of each call
+            if not self.supports_n:  # one sample a call: all of them at once, a slot each
+                asked = [(len(texts) + i, 1) for i in range(missing)]
+            answers = await asyncio.gather(
+                *(self._in_slot(slots, request, first, count) for first, count in asked),
+                return_exceptions=True,
+            )
+            failure = next((a for a in answers if isinstance(a, BaseException)), None)
+            if isinstance(failure, _Failed):
                 return GenerationResult(
                     request, latency=time.monotonic() - started, error=str(failure)
                 )
-            if not choices:
-                return GenerationResult(
-                    request,
-                    latency=time.monotonic() - started,
-                    error="the server returned no choices",
-                )
-            if wanted > 1 and len(choices) < wanted:
-                self.supports_n = False  # the server ignores n (Ollama): ask one at a time
-            kept = choices[: request.n - len(texts)]
-            for text, reason in kept:
-                texts.append(text)
-                reasons.append(reason)
-            prompt_tokens += usage[0]
-            completion_tokens += usage[1]
-            prompt_each = usage[0] if prompt_each is None else prompt_each
-            # usage is per request: it is one text's own count only when one text came back
-            text_tokens = [*text_tokens, usage[1]] if text_tokens is not None and len(
-                choices) == 1 else None  # fmt: skip
+            if failure is not None:
+                raise failure
+            for choices, usage, wanted in answers:
+                if not choices:
+                    return GenerationResult(
+                        request,
+                        latency=time.monotonic() - started,
+                        error="the server returned no choices",
+                    )
+                if wanted > 1 and len(choices) < wanted:
+                    self.supports_n = False  # the server ignores n (Ollama): one at a time
+                kept = choices[: request.n - len(texts)]
+                for text, reason in kept:
+                    texts.append(text)
+                    reasons.append(reason)
+                prompt_tokens += usage[0]
+                completion_tokens += usage[1]
+                prompt_each = usage[0] if prompt_each is None else prompt_each
+                # usage is per request: it is one text's own count only when one text came back
+                text_tokens = [*text_tokens, usage[1]] if text_tokens is not None and len(
+                    choices) == 1 else None  # fmt: skip
         return GenerationResult(
             request, texts, reasons, prompt_tokens, completion_tokens, time.monotonic() - started,
             text_tokens=text_tokens, prompt_tokens_each=prompt_each,
         )  # fmt: skip
+
+    async def _in_slot(self, slots: Slots, request: GenerationRequest, first: int, count: int):
+        """Up to `count` samples from sample `first` on, in one request once a slot is free
+        (one sample when the server is known, by then, to refuse or ignore n > 1).
+        Returns (choices, usage, the n asked)."""
+        async with slots.taken() as client:
+            if self.unreachable and not self.reached:
+                raise _Failed(self.unreachable)
+            n = count if self.supports_n else 1
+            # a top-up request must not repeat the draws a seed already gave
+            seed = None if request.seed is None else request.seed + first
+            choices, usage = await self._call_with_retries(client, request, n, seed)
+            return choices, usage, n
 
     async def _call_with_retries(
         self, client, request: GenerationRequest, n: int, seed: int | None
@@ -228,38 +280,56 @@ class OpenAIBackend(Backend):
             "top_p": request.top_p,
             "max_tokens": request.max_new_tokens,
             "seed": seed,
+            "stop": list(request.stop[:4]) or None,  # the API takes at most 4 stop sequences
         }
-        stop = list(request.stop[:4]) or None  # the API takes at most 4 stop sequences
         if request.mode == "chat":
-            response = await client.chat.completions.create(
-                messages=[{"role": "user", "content": request.prompt}], stop=stop, **common
-            )
-            _check_answer(response)
-            texts = [(getattr(c.message, "content", None), c) for c in response.choices]
+            path, asked = "/chat/completions", {"messages": [
+                {"role": "user", "content": request.prompt}]}  # fmt: skip
         else:
-            response = await client.completions.create(prompt=request.prompt, stop=stop, **common)
-            _check_answer(response)
-            texts = [(getattr(c, "text", None), c) for c in response.choices]
-        if any(not isinstance(text, str) for text, _ in texts):
-            raise MalformedAnswer("a choice's text is null or not a string")
-        choices = [(text, c.finish_reason or "") for text, c in texts]
+            path, asked = "/completions", {"prompt": request.prompt}
+        # the SDK's plain POST (auth, query, timeout, its errors) with the answer read here:
+        # its typed request and response models cost more CPU than the HTTP exchange
+        body = await client.post(path, body={**asked, **common}, cast_to=bytes)
+        answer = read_answer(body, request.mode)
         self.reached = True
-        usage = response.usage
-        tokens = (usage.prompt_tokens or 0, usage.completion_tokens or 0) if usage else (0, 0)
-        return choices, tokens
+        return answer
+
+
+def read_answer(body: bytes, mode: str) -> tuple[list[tuple[str, str]], tuple[int, int]]:
+    """(text, finish reason) of each choice and (prompt, completion) tokens of a 200 answer.
+    MalformedAnswer when it is no completion at all (an HTML page, `null`, a choice whose text
+    is null): no retry helps; ValueError when its JSON is broken (cut short: retried)."""
+    try:
+        answer = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        if body.lstrip()[:1] in (b"{", b"["):
+            raise  # JSON cut short or garbled on the way: a retry may get it whole
+        shown = body[:60].decode("utf-8", "replace")
+        raise MalformedAnswer(f"not a completion: {shown!r}") from None
+    choices = answer.get("choices") if isinstance(answer, dict) else None
+    if not isinstance(choices, list):
+        shown = answer if isinstance(answer, (str, type(None))) else type(answer).__name__
+        raise MalformedAnswer(f"not a completion: {str(shown)[:60]!r}")
+    field = "content" if mode == "chat" else "text"
+    texts = []
+    for choice in choices:
+        held = choice.get("message") if mode == "chat" and isinstance(choice, dict) else choice
+        text = held.get(field) if isinstance(held, dict) else None
+        if not isinstance(text, str):
+            raise MalformedAnswer(f"a choice's {field} is null or not a string")
+        texts.append((text, choice.get("finish_reason") or ""))
+    usage = answer.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    tokens = (_count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")))
+    return texts, tokens
+
+
+def _count(value) -> int:
+    return value if isinstance(value, int) else 0
 
 
 class _Failed(Exception):
     """A request that failed for good."""
-
-
-def _check_answer(response) -> None:
-    """A 200 answer must be a completion object with a list of choices (not an HTML page a
-    proxy sent, not `null`)."""
-    choices = getattr(response, "choices", None)
-    if not isinstance(choices, list):
-        shown = response if isinstance(response, (str, type(None))) else type(response).__name__
-        raise MalformedAnswer(f"not a completion: {str(shown)[:60]!r}")
 
 
 def _refused(error: Exception) -> bool:
@@ -335,3 +405,18 @@ def _retrieve(task: asyncio.Task) -> None:
     "never retrieved" when the interrupted run is torn down."""
     if not task.cancelled():
         task.exception()
+
+
+def _run_loop(loop: asyncio.AbstractEventLoop, main: asyncio.Task, deliver) -> None:
+    """Run `main` on `loop` in this thread; an error it ends with is delivered, not lost."""
+    asyncio.set_event_loop(loop)
+    try:
+        loop.run_until_complete(main)
+    except BaseException as error:  # handed to the calling thread, raised there
+        deliver(error)
+    finally:
+        try:
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        finally:
+            asyncio.set_event_loop(None)
+            loop.close()
