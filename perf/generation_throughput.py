@@ -9,17 +9,18 @@ generation.
 API: the plan (tasks x samples) runs through the real runner, OpenAI backend and SQLite store
 against the local OpenAI-compatible test server (real HTTP, in a process of its own) answering
 each request after `latency` seconds; the clock runs around `run_plan`. Each measurement is a
-fresh process, with the SDK's HTTP stack imported before the clock starts (a one-off 0.3 s per
-process that has nothing to do with concurrency). Two servers: one that honours n (one request
-per task) and one that refuses n > 1 as llama.cpp does (one request per sample, after a first
-round of refused requests). The whole-round ideal is what quantization allows: the requests the
-plan needs in whole rounds of `concurrency`, `ceil(requests / concurrency) x latency`; the
-target is at least 90% of it (whole-round ideal / wall >= 0.9) for both servers at concurrency
-32 and 128. Printed besides: the client's CPU seconds (parsing answers, understanding and
-storing the samples, HTTP), which bound the wall time when they exceed the ideal, and the
-server's. With `--baseline PATH` (a checkout of the code to compare with), every measurement
-runs with that code and with this checkout's, alternately, `--rounds` times each, medians
-printed: the machine is shared, so read the ratios of one run.
+fresh process, with the SDK's HTTP stack imported and the TLS context built before the clock
+starts (one-offs of 0.3 s per process that have nothing to do with concurrency). Two servers:
+one that honours n (one request per task) and one that refuses n > 1 as llama.cpp does (one
+request per sample, after a first round of refused requests). The whole-round ideal is what
+quantization allows: the requests the plan needs in whole rounds of `concurrency`,
+`ceil(requests / concurrency) x latency`; the target is at least 90% of it (whole-round ideal /
+wall >= 0.9) for both servers at concurrency 32 and 128. Printed besides: the client's CPU
+seconds (parsing answers, understanding and storing the samples, HTTP), which bound the wall
+time when they exceed the ideal, and the server's. With `--baseline PATH` (a checkout of the
+code to compare with), every measurement runs with that code and with this checkout's,
+alternately, `--rounds` times each, medians printed: the machine is shared, so read the ratios
+of one run.
 
 Embedded: SmolLM2-135M-Instruct, the same prompts generated in batches and one sequence at a
 time; the target is at least 3x the tokens per second when batched.
@@ -86,6 +87,11 @@ def api_run(tasks: int, samples: int, concurrency: int, latency: float, n_mode: 
     from cloneprobe.generation.backends.openai_backend import OpenAIBackend
 
     openai.AsyncOpenAI(base_url="http://127.0.0.1:9/v1", api_key="x")  # the one-off imports
+    with contextlib.suppress(ImportError):  # and aiohttp's, and the TLS context built once
+        from cloneprobe.generation.backends.openai_http import aiohttp_client_class, tls_context
+
+        aiohttp_client_class()
+        tls_context()
     benchmark = load_humaneval()
     original = load_prompt_set("original", benchmark)
     task_ids = frozenset(t.task_id for t in benchmark.tasks[:tasks])

@@ -102,14 +102,18 @@ class OpenAIBackend(Backend):
             target=_run_loop, args=(loop, main, finished.put), name="openai-requests"
         )
         thread.start()
+        delivered = 0
         try:
-            for _ in range(len(requests)):
+            while delivered < len(requests):
                 result = finished.get()
                 if isinstance(result, BaseException):
                     raise result
+                delivered += 1
                 on_result(result)
         finally:
-            if thread.is_alive():  # interrupted, or on_result failed: stop asking
+            # interrupted, or on_result failed: stop asking (after the last result the loop
+            # is closing its connections, which a cancel would cut short)
+            if delivered < len(requests) and thread.is_alive():
                 with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
                     loop.call_soon_threadsafe(main.cancel)
             thread.join()
@@ -138,6 +142,7 @@ class OpenAIBackend(Backend):
             await asyncio.gather(*tasks, return_exceptions=True)
             for client in clients:
                 await client.close()
+            await asyncio.sleep(0)  # the closed connections' transports finish closing
 
     async def _one(self, slots: Slots, request: GenerationRequest) -> GenerationResult:
         texts: list[str] = []
@@ -236,15 +241,14 @@ class OpenAIBackend(Backend):
                         "(what was stored is kept) or lower --concurrency"
                     ) from error
                 delay = asked or self._backoff(attempt)
-            except openai.APITimeoutError as error:
-                if attempt >= self.max_retries:
-                    raise self._unreachable(
-                        f"{_where(self)} did not answer within --timeout {self.timeout:g} s; "
-                        "check the server, or raise --timeout"
-                    ) from error
-                delay = self._backoff(attempt)
             except openai.APIConnectionError as error:
-                if attempt >= self.max_retries or (not self.reached and _refused(error)):
+                if isinstance(error, openai.APITimeoutError) and _timed_out(error):
+                    if attempt >= self.max_retries:
+                        raise self._unreachable(
+                            f"{_where(self)} did not answer within --timeout {self.timeout:g} "
+                            "s; check the server, or raise --timeout"
+                        ) from error
+                elif attempt >= self.max_retries or (not self.reached and _refused(error)):
                     cause = error.__cause__ or error
                     raise self._unreachable(
                         f"Connection to {_where(self)}{_redirected(self, error)} failed "
@@ -330,6 +334,17 @@ def _count(value) -> int:
 
 class _Failed(Exception):
     """A request that failed for good."""
+
+
+def _timed_out(error: Exception) -> bool:
+    """Whether a timeout error of the SDK is one: the aiohttp transport reports any failed
+    connection (refused, dropped) as a connect timeout; the aiohttp error it wraps says."""
+    cause = error.__cause__
+    while cause is not None:
+        if type(cause).__module__.startswith("aiohttp"):
+            return isinstance(cause, TimeoutError)
+        cause = cause.__cause__ or cause.__context__
+    return True
 
 
 def _refused(error: Exception) -> bool:

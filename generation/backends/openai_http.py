@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import ssl
 import sys
 from typing import Any
 
@@ -40,7 +42,6 @@ def http_clients(concurrency: int, *, transport: str | None = None,
     each of `concurrency` slots, all sharing one TLS context. `transport` "httpx" or
     "aiohttp" (None: aiohttp where installed)."""
     limits = openai.DEFAULT_CONNECTION_LIMITS  # an object of the SDK's HTTP library
-    http = sys.modules[type(limits).__module__.partition(".")[0]]  # httpx (or httpx2)
     aiohttp_client = aiohttp_client_class() if transport != "httpx" else None
     if transport == "aiohttp" and aiohttp_client is None:
         raise RuntimeError(
@@ -52,7 +53,7 @@ def http_clients(concurrency: int, *, transport: str | None = None,
         max_connections=max(limits.max_connections or 0, each),
         max_keepalive_connections=each,
     )
-    tls = http.create_ssl_context()  # what each client would make: SSL_CERT_FILE honoured
+    tls = tls_context()
     make = aiohttp_client or openai.DefaultAsyncHttpxClient
     return [
         openai.AsyncOpenAI(
@@ -61,6 +62,16 @@ def http_clients(concurrency: int, *, transport: str | None = None,
         )
         for _ in range(count)
     ]
+
+
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """The TLS context every client would build for itself (SSL_CERT_FILE honoured), built
+    once per process: loading the certificates takes 20-150 ms, as long as a whole round of
+    requests to a fast server."""
+    limits = openai.DEFAULT_CONNECTION_LIMITS  # an object of the SDK's HTTP library
+    http = sys.modules[type(limits).__module__.partition(".")[0]]  # httpx (or httpx2)
+    return http.create_ssl_context()
 
 
 class Slots:
