@@ -11,10 +11,13 @@ from openai_test_server import OpenAITestServer, count_words, counting_responder
 
 from cloneprobe.generation.backends.base import GenerationRequest, GenerationResult
 from cloneprobe.generation.backends.openai_backend import OpenAIBackend
+from cloneprobe.generation.backends.openai_http import aiohttp_client_class
 
 PROMPT = 'def add(a, b):\n    """Add two numbers."""\n'
 BODY = "    return a + b\n"
 SECRET = "sk-test-SECRET-123"
+TRANSPORTS = ["httpx", pytest.param("aiohttp", marks=pytest.mark.skipif(
+    aiohttp_client_class() is None, reason="aiohttp or the SDK's aiohttp client missing"))]
 
 
 def make_request(n=1, mode="completion", key=0, seed=None, max_new_tokens=64):
@@ -319,3 +322,18 @@ def test_describe_holds_no_api_key_and_no_url_credentials():
     assert SECRET not in text and "pw-SECRET" not in text
     assert described["base_url"] == "http://127.0.0.1:9/v1"
     assert described["model"] == "test-model" and described["backend"] == "openai"
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_each_transport_tells_a_refused_connection_from_a_timeout(transport):
+    closed = OpenAIBackend("m", "http://127.0.0.1:9/v1", "k", timeout=5.0, max_retries=3)
+    closed.transport = transport
+    [refused] = generate(closed, [make_request()])
+    with OpenAITestServer(body_responder) as server:
+        server.slow_next(2.0)
+        backend = make_backend(server, timeout=0.5, max_retries=0)
+        backend.transport = transport
+        [slow] = generate(backend, [make_request()])
+    # refused at once, not retried as if the server were slow
+    assert refused.error.startswith("Connection to the server http://127.0.0.1:9/v1 failed")
+    assert "within --timeout 0.5 s" in slow.error
