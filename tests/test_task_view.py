@@ -101,9 +101,10 @@ def test_markdown_and_terminal_show_the_verdicts_and_the_calibration_state(hosti
     markdown = (folder / "report.md").read_text(encoding="utf-8")
     assert "## Per-task memorization verdict" in markdown
     assert "<img" not in markdown
-    # the shipped calibration was measured under other settings: said, not shown
-    assert "not calibrated for these settings" in markdown
-    assert "false positives on held-out tasks" not in markdown
+    # the shipped calibration was measured under these settings: its rates are shown (a stale
+    # one is said, not shown: tests/test_verdict.py)
+    assert "not calibrated for these settings" not in markdown
+    assert "false positives on held-out tasks" in markdown
     assert "suspected" in text and "Verdict rule: memorized = clone evidence" in text
     assert "<b>Evil</b>/0" in text  # the terminal shows the id literally
 
