@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from scan_corpora import planted_corpus_with_code
+from scan_corpora import STDLIB, planted_corpus_with_code
 
 from cloneprobe.benchmarks import canonical_source, load_humaneval
 from cloneprobe.scan.idioms import RankCollector, judge
 from cloneprobe.scan.index import build_index
-from cloneprobe.scan.planting import renamed
+from cloneprobe.scan.planting import every_line_added, plant_into, renamed
 from cloneprobe.scan.scanner import Document, DocumentScanner
 
 EXPECTED_TYPE = {"verbatim": "1", "renamed": "2", "line-added": "3"}
@@ -40,6 +40,18 @@ def test_every_planted_kind_is_found_with_its_clone_type(scanned):
         else:
             assert match.clone_type == EXPECTED_TYPE[kind] and match.signature, (kind, match)
         assert match.matched == "solution"
+
+
+def test_a_copy_with_a_line_added_is_spanned_to_its_own_last_token(index):
+    """HumanEval/137 ends in a name (`... else b`), which the host's later code has plenty
+    of: an LCS traceback matched it there and the span ran 127 tokens for the copy's 81."""
+    host = (STDLIB / "json" / "scanner.py").read_text(encoding="utf-8")
+    code = every_line_added(canonical_source(load_humaneval().get("HumanEval/137")))[1]
+    text = plant_into(host, code, 1)
+    [match] = [m for m in DocumentScanner(index).scan([Document("doc", text)])
+               if m.task_id == "HumanEval/137"]  # fmt: skip
+    start = text.index(code)
+    assert match.span == (start, start + len(code.rstrip())) and match.clone_type == "3"
 
 
 def test_span_is_the_planted_function_to_its_last_character(scanned):
