@@ -42,6 +42,34 @@ def test_every_planted_kind_is_found_with_its_clone_type(scanned):
         assert match.matched == "solution"
 
 
+def test_a_line_added_anywhere_in_any_canonical_is_found(index):
+    """Every canonical, short ones too (`return x + y`: a line added between signature and
+    body leaves no token 10-gram whole), with a statement added before any of its
+    statements, planted in a real file, is found as a clone of its task."""
+    host = (STDLIB / "json" / "scanner.py").read_text(encoding="utf-8")
+    docs, expected = [], {}
+    for task in load_humaneval():
+        for k, code in enumerate(every_line_added(canonical_source(task))):
+            docs.append(Document(f"{task.task_id}+{k}", plant_into(host, code, k)))
+            expected[docs[-1].id] = task.task_id
+    found = {(m.document, m.task_id) for m in DocumentScanner(index).scan(docs) if m.clone_type}
+    missed = sorted(doc for doc, task_id in expected.items() if (doc, task_id) not in found)
+    assert len(docs) > 900 and not missed, missed
+
+
+def test_a_short_canonicals_shape_is_no_match_through_the_short_ngrams(index):
+    """Only a copy with lines added, not any code of the shape, is found through the short
+    n-grams alone: two typed one-line functions hold enough of HumanEval/27's 5-grams (its
+    signature's, `-> str: return`), and `return s.encode("ascii")` is a Type-3 of `return
+    string.swapcase()` after blind renaming, but not a copy of it."""
+    copy = "def flip(text: str) -> str:\n    checked_count = 0\n    return text.swapcase()\n"
+    shape = ('def encoded(s: str) -> bytes:\n    return s.encode("ascii")\n\n\n'
+             'def label(n: int) -> str:\n    return f"#{n}"\n')  # fmt: skip
+    matches = DocumentScanner(index).scan([Document("copy", copy), Document("shape", shape)])
+    found = {(m.document, m.clone_type) for m in matches if m.task_id == "HumanEval/27"}
+    assert found == {("copy", "3")}
+
+
 def test_a_copy_with_a_line_added_is_spanned_to_its_own_last_token(index):
     """HumanEval/137 ends in a name (`... else b`), which the host's later code has plenty
     of: an LCS traceback matched it there and the span ran 127 tokens for the copy's 81."""
