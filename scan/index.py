@@ -114,17 +114,16 @@ class Postings:
         bitmap[pairs_hash >> shift] = True
         return cls(pairs_hash[order], pairs_task[order], bitmap, n, shift)
 
-    def lookup(
-        self, grams: np.ndarray, owners: np.ndarray, places: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(owner, task, n-gram, place) of every hit."""
-        maybe = self.bitmap[grams >> self.shift]
-        grams, owners, places = grams[maybe], owners[maybe], places[maybe]
+    def lookup(self, grams: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(place, task, n-gram) of every hit: place is the n-gram's index in `grams`, and an
+        n-gram of several tasks is a hit of each."""
+        places = np.flatnonzero(self.bitmap[grams >> self.shift])
+        grams = grams[places]
         left = np.searchsorted(self.hashes, grams, side="left")
         counts = np.searchsorted(self.hashes, grams, side="right") - left
         firsts = np.repeat(left - np.cumsum(counts) + counts, counts)
         tasks = self.tasks[firsts + np.arange(counts.sum())]
-        return np.repeat(owners, counts), tasks, np.repeat(grams, counts), np.repeat(places, counts)
+        return np.repeat(places, counts), tasks, np.repeat(grams, counts)
 
 
 @dataclass(frozen=True)
@@ -149,16 +148,19 @@ class BenchmarkIndex:
     min_fraction: float
 
     def candidates(
-        self, postings: Postings, grams: np.ndarray, owners: np.ndarray, places: np.ndarray,
-        needed: np.ndarray, widths: np.ndarray | None = None,
+        self, postings: Postings, grams: np.ndarray, batch: TokenBatch, needed: np.ndarray,
+        widths: np.ndarray | None = None,
     ) -> list[Candidate]:
-        """(document, task) pairs where the document holds at least `needed` (per task) of
-        the task's distinct n-grams, with where the hits lie. With `widths`
+        """(document, task) pairs where a document of the batch holds at least `needed` (per
+        task) of the task's distinct n-grams (`grams`: `batch.ngrams`' hashes of the postings'
+        size), with where the hits lie. With `widths`
         (tokens per task), the n-grams must lie within that many tokens of each other, and a
         pair has a candidate for each stretch where they do: a copy's n-grams lie together,
         while a large document reaches a small canonical's share with hits strewn all over
         it (the verifier then tokenizes the stretches, not everything between them)."""
-        owner, task, gram, place = postings.lookup(grams, owners, places)
+        place, task, gram = postings.lookup(grams)
+        owner, inside = batch.owners(place, postings.n)
+        owner, task, gram, place = owner[inside], task[inside], gram[inside], place[inside]
         if len(owner) == 0:
             return []
         # one key per (document, task); sorted by key, then n-gram: distinct n-grams are the

@@ -57,19 +57,19 @@ class DocumentScanner:
         batch = lex([doc.text for doc in documents])
         self.counts.documents += len(documents)
         self.counts.characters += sum(len(doc.text) for doc in documents)
-        grams, owners, places = batch.code.ngrams(CODE_NGRAM)
-        solution = self.index.candidates(self.index.code, grams, owners, places, self.code_needed,
-                                         self.code_widths)  # fmt: skip
+        with_short = len(self.index.short.hashes) > 0
+        grams = batch.code.ngrams(CODE_NGRAM, *([SHORT_NGRAM] if with_short else []))
+        solution = self.index.candidates(self.index.code, grams[CODE_NGRAM], batch.code,
+                                         self.code_needed, self.code_widths)  # fmt: skip
         short = []
-        if len(self.index.short.hashes):
-            grams, owners, places = batch.code.ngrams(SHORT_NGRAM)
-            short = self.index.candidates(self.index.short, grams, owners, places,
+        if with_short:
+            short = self.index.candidates(self.index.short, grams[SHORT_NGRAM], batch.code,
                                           self.short_needed, self.code_widths)  # fmt: skip
         short_only = {(c.document, c.task) for c in short} - {(c.document, c.task)
                                                                for c in solution}  # fmt: skip
         solution += short
-        grams, owners, places = batch.prose.ngrams(WORD_NGRAM)
-        prompt = self.index.candidates(self.index.prose, grams, owners, places, self.prompt_needed)
+        words = batch.prose.ngrams(WORD_NGRAM)[WORD_NGRAM]
+        prompt = self.index.candidates(self.index.prose, words, batch.prose, self.prompt_needed)
         regions: dict[tuple[int, int], list[tuple[int, int] | None]] = {}
         for c in solution:
             region = self._region(batch, documents[c.document].text, c)
