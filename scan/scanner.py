@@ -72,8 +72,9 @@ class DocumentScanner:
         prompt = self.index.candidates(self.index.prose, words, batch.prose, self.prompt_needed)
         regions: dict[tuple[int, int], list[tuple[int, int] | None]] = {}
         for c in solution:
-            region = self._region(batch, documents[c.document].text, c)
-            regions.setdefault((c.document, c.task), []).append(region)
+            pair = (c.document, c.task)
+            region = self._region(batch, documents[c.document].text, c, pair in short_only)
+            regions.setdefault(pair, []).append(region)
         for c in prompt:
             regions[(c.document, c.task)] = [None]  # the whole document
         matches = []
@@ -99,12 +100,16 @@ class DocumentScanner:
         self.counts.matches += len(matches)
         return matches
 
-    def _region(self, batch: LexedBatch, text: str, candidate: Candidate):
-        """Characters of the document worth tokenizing for this candidate (None: all)."""
-        if len(text) < REGION_MARGIN * 4:
-            return None
+    def _region(self, batch: LexedBatch, text: str, candidate: Candidate, short_only: bool):
+        """Characters of the document worth tokenizing for this candidate (None: all). A
+        candidate the short n-grams alone made must hold the whole canonical (`is_whole`),
+        between its first and last hit: a margin of three times the canonical is plenty."""
         task = self.index.tasks[candidate.task]
-        margin = max(REGION_MARGIN, 3 * task.fragment_characters)
+        margin = 3 * task.fragment_characters
+        if not short_only:
+            margin = max(REGION_MARGIN, margin)
+        if len(text) < margin * 4:
+            return None
         offsets, doc = batch.code.offsets, candidate.document
         last_token = min(candidate.last, len(offsets) - 1)
         start = batch.code_start(doc, max(0, int(offsets[candidate.first]) - margin))
