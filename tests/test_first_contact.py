@@ -178,3 +178,35 @@ def test_no_third_party_warning_reaches_the_output_of_a_local_model_run(tmp_path
                      tmp_path / "s.sqlite")  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert "Warning" not in done.stderr, done.stderr
+
+
+def pieces_of(output: str, title: str) -> list[list[str]]:
+    """The header lines (between ┏ and ┡) of each piece of a table printed under `title`."""
+    lines, found = output.splitlines(), []
+    for number, line in enumerate(lines):
+        if line.startswith(title) and "┏" in lines[number + 1]:
+            end = next(i for i in range(number + 1, len(lines)) if "┡" in lines[i])
+            found.append(lines[number + 2:end])
+    return found
+
+
+def test_a_split_table_repeats_the_columns_that_tell_its_rows_apart(tmp_path):
+    """At 80 columns the original-against-fixed table is split in two; its rows differ only by
+    clone type, so the second piece must repeat the type column or its rows cannot be told
+    apart (it showed model, temperature and vs only)."""
+    store = tmp_path / "s.sqlite"
+    original = write_samples(tmp_path / "original.jsonl", range(4))
+    fixed = tmp_path / "fixed.jsonl"
+    fixed.write_text(json.dumps({"task_id": "HumanEval/0", "completion": "    return 1\n"})
+                     + "\n", encoding="utf-8")  # fmt: skip
+    for path, prompts in ((original, "original"), (fixed, "fixed")):
+        done = run_piped("detect", path, "--model", "m", "--temperature", "0.2", "--prompts",
+                         prompts, "--store", store)  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+    done = run_piped("report", "--store", store, columns=80)
+    assert done.returncode == 0, done.stderr[-2000:]
+    pieces = pieces_of(done.stdout, "Original against other prompts (tasks with a clone)")
+    assert len(pieces) == 2, done.stdout
+    for header in pieces:
+        words = " ".join(header).split()
+        assert "type" in words and "vs" in words, header
