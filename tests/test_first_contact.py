@@ -74,6 +74,9 @@ def test_the_bare_audit_plans_a_quick_first_look_and_its_report_says_so(tmp_path
     for name in ("report.md", "report.html"):  # every rendering says it is a subset
         page = html.unescape((tmp_path / "report" / name).read_text(encoding="utf-8"))
         assert "a quick first look, not the study's scale" in page and STUDY_SCALE in page
+    summary = html.unescape((tmp_path / "report" / "report.html").read_text(encoding="utf-8"))
+    summary = summary[summary.index('<section id="summary">'):summary.index("</section>")]
+    assert "a quick first look, not the study's scale" in summary  # on the first screen
     assert "audit: plan" in result.stderr
     assert f"{2 * QUICK_LIMIT} samples: {QUICK_LIMIT} of 164 tasks" in result.stderr
 
