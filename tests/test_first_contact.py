@@ -21,7 +21,7 @@ from rich.console import Console
 from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.cli import main
 from cloneprobe.cli.console import LineReporter
-from cloneprobe.cli.plan import QUICK_LIMIT, QUICK_MAX_NEW_TOKENS, STUDY_SCALE
+from cloneprobe.cli.plan import QUICK_LIMIT, QUICK_MAX_NEW_TOKENS, QUICK_N, STUDY_SCALE
 
 HUMANEVAL = load_humaneval()
 ENV = {"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": None}
@@ -213,3 +213,15 @@ def test_a_split_table_repeats_the_columns_that_tell_its_rows_apart(tmp_path):
     for header in pieces:
         words = " ".join(header).split()
         assert "type" in words and "vs" in words, header
+
+
+def test_audit_help_shows_the_defaults_a_bare_audit_uses():
+    """`audit --help` said `-n [default: 20]` and `--max-new-tokens [default: 512]`, values
+    a bare audit never uses (it takes the quick look's 1 and 128); `generate` keeps them."""
+    audit = " ".join(invoke("audit", "--help", env={"COLUMNS": "200"}).output.split())
+    assert f"[default: {QUICK_N} for a quick look, 20 for the study" in audit
+    assert f"{QUICK_MAX_NEW_TOKENS} for a quick look, 512 for the study" in audit
+    assert f"{QUICK_LIMIT} for a quick look, 164 for the study" in audit
+    assert "[default: 20;" not in audit and "[default: 512;" not in audit
+    generate = " ".join(invoke("generate", "--help", env={"COLUMNS": "200"}).output.split())
+    assert "[default: 20;" in generate and "[default: 512;" in generate

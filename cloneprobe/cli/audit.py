@@ -153,3 +153,19 @@ def _audit_files(options: dict) -> None:
         report = complete_report(report, report_sections(options))
         emit_report(report, options)
     print_signal_sections(report, options)
+
+
+def _show_quick_defaults(command: click.Command) -> None:
+    """`audit --help` shows what a bare audit uses (the quick look's 8 tasks, 1 sample, 128
+    tokens), not the study's values that `generate` defaults to and a bare audit never uses."""
+    from .plan import QUICK_LIMIT, QUICK_MAX_NEW_TOKENS, QUICK_N
+
+    quick = {"limit": f"{QUICK_LIMIT} for a quick look, 164 for the study",
+             "n": f"{QUICK_N} for a quick look, 20 for the study",
+             "max_new_tokens": f"{QUICK_MAX_NEW_TOKENS} for a quick look, 512 for the study"}
+    for param in command.params:
+        if isinstance(param, click.Option) and param.name in quick:
+            param.show_default = quick[param.name]
+
+
+_show_quick_defaults(audit_command)
