@@ -137,3 +137,12 @@ def test_a_split_signal_table_repeats_temperature_and_prompts_in_every_piece(aud
                                          for x in lines[max(0, number - 12):number]):
             header = " ".join(lines[max(0, number - 4):number]).split()
             assert {"model", "T", "prompts"} <= set(header), header
+
+
+def test_the_signals_plan_counts_samples_and_scored_groups_not_tasks(audited):
+    """The plan said 'on 12 tasks' samples' for 3 tasks (12 = tasks x prompt sets x
+    temperatures): it names the samples, and what the count is of."""
+    plan = audited["audit"].stderr
+    samples, groups = LIMIT * N * 2 * 2, LIMIT * 2 * 2  # two temperatures, two prompt sets
+    assert (f"on {samples} samples of openai:test, scored per task, prompt set and temperature "
+            f"({groups} in all") in " ".join(plan.split()), plan
