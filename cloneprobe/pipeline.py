@@ -412,8 +412,9 @@ def attach_signals(
         timeout=settings.timeout,
     )  # fmt: skip
     total = count_rows(samples, prompt_sets, benchmark)
-    announce(reporter, [f"signals {', '.join(names)} on {total:,} tasks' samples of "
-                        f"{', '.join(sorted({s.model for s in samples}))} (scores already "
+    announce(reporter, [f"signals {', '.join(names)} on {len(samples):,} samples of "
+                        f"{', '.join(sorted({s.model for s in samples}))}, scored per task, "
+                        f"prompt set and temperature ({total:,} in all; scores already "
                         "stored are reused)"])  # fmt: skip
     with reporter.task("signals", total) as bar:
         rows = compute_signals(

@@ -6,6 +6,8 @@ import json
 
 from click.testing import CliRunner
 
+from cloneprobe.benchmarks import load_humaneval
+from cloneprobe.benchmarks.prompts import fixed_records
 from cloneprobe.cli import main
 
 
@@ -52,3 +54,26 @@ def test_unknown_task_and_unknown_set_exit_with_code_2():
     runner = CliRunner()
     assert runner.invoke(main, ["prompts", "--show", "999"]).exit_code == 2
     assert runner.invoke(main, ["prompts", "--prompts", "nope"]).exit_code == 2
+
+
+def test_show_at_80_columns_wraps_long_prompt_lines_and_cuts_no_word():
+    """HumanEval/116's prompt has lines over 80 characters; they were cropped ('according t',
+    and the fixed prompt lost 'ascending order.')."""
+    result = CliRunner().invoke(main, ["prompts", "--show", "116"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert all(len(line) <= 80 for line in result.output.splitlines())
+    shown = " ".join(result.output.split())
+    fixed = next(r["prompt"] for r in fixed_records() if r["task_id"] == "HumanEval/116")
+    for prompt in (load_humaneval().get("HumanEval/116").prompt, fixed):
+        for line in prompt.splitlines():
+            assert " ".join(line.split()) in shown, line
+
+
+def test_diff_names_a_one_line_change_as_one_line_in_reading_order():
+    result = run("--diff", "116")
+    reasons = [line for line in result.output.splitlines() if line.startswith("  ")
+               and "(line" in line]  # fmt: skip
+    assert any("(line 6)" in line for line in reasons) and "6-6" not in result.output
+    starts = [int(line.split("(line")[1].split(")")[0].lstrip("s ").split("-")[0])
+              for line in reasons]  # fmt: skip
+    assert starts == sorted(starts), reasons

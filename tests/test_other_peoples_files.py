@@ -172,3 +172,21 @@ def test_as_written_without_files_is_refused_with_what_to_do(tmp_path):
     assert result.exit_code == 2
     assert "--as-written scores sample files as given: name the files" in result.stderr
     assert not (tmp_path / "s.sqlite").exists()
+
+
+def test_memorized_tasks_are_listed_by_task_number_not_as_strings(tmp_path):
+    """Equally strong memorized tasks are named HumanEval/0, /1, /5 ... in the summary and in
+    the convergence lines (they came as 0, 1, 10, 11, 12, 5: sorted as strings)."""
+    numbers = (0, 1, 5, 6, 9, 10, 11, 12)
+    samples = write_jsonl(tmp_path / "s.jsonl", [
+        {"task_id": f"HumanEval/{n}", "completion": task(n).canonical_solution}
+        for n in numbers])  # fmt: skip
+    text = ok("detect", samples, "--model", "m", "--temperature", "0.2", "--store",
+              tmp_path / "s.sqlite").stdout  # fmt: skip
+    sentence = next(line for line in text.splitlines() if "tasks memorized (" in line)
+    named = [int(t) for t in sentence.split("(", 1)[1].split(")")[0].replace("...", "")
+             .replace("HumanEval/", "").replace(",", " ").split()]  # fmt: skip
+    assert len(named) >= 3 and named == sorted(named), sentence
+    lines = [line.split(" HumanEval/")[1].split(":")[0] for line in text.splitlines()
+             if line.startswith("m t=0.2 original HumanEval/")]
+    assert len(lines) >= 3 and [int(n) for n in lines] == sorted(int(n) for n in lines), lines

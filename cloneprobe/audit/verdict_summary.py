@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from cloneprobe.audit.audit_report import AuditReport, EvidencePair, TaskEntry
 from cloneprobe.audit.signal_table import clone_evidence, pass_at_1, task_convergence
+from cloneprobe.benchmarks.selection import task_order
 from cloneprobe.evidence.verdict import MEMORIZED, SUSPECTED, VERDICTS, task_verdict
 
 
@@ -52,7 +53,7 @@ class GroupVerdicts:
     counts: dict[str, int]
     """Tasks per verdict, every verdict present (0 when none)."""
     memorized: tuple[str, ...]
-    """The memorized tasks, strongest first."""
+    """The memorized tasks, strongest first (equals by task number)."""
 
     @property
     def tasks(self) -> int:
@@ -68,13 +69,14 @@ def group_verdicts(entries: list[TaskEntry]) -> list[GroupVerdicts]:
         counts.setdefault(key, Counter())[entry["verdict"]] += 1
         if entry["verdict"] == MEMORIZED:
             strength = (entry.get("clones") or {}).get("strength") or 0.0
-            flagged.setdefault(key, []).append((-strength, entry["task_id"]))
+            flagged.setdefault(key, []).append((-strength, task_order(entry["task_id"]),
+                                                entry["task_id"]))
     ordered = sorted(counts.items(), key=lambda item: (item[0][0], item[0][1],
                                                        item[0][2] != "original", item[0][2]))
     return [
         GroupVerdicts(model, temperature, prompt_set, {v: c[v] for v in VERDICTS},
-                      tuple(t for _, t in sorted(flagged.get((model, temperature, prompt_set),
-                                                              []))))
+                      tuple(t for *_, t in sorted(flagged.get((model, temperature, prompt_set),
+                                                               []))))
         for (model, temperature, prompt_set), c in ordered
     ]  # fmt: skip
 

@@ -91,13 +91,14 @@ def _cells_need(table, console: Console, header: int = 0) -> tuple[list[int], in
 
 def split_columns(table, console: Console) -> list:
     """A table too wide for the console even with every word whole, as several tables: the
-    leading key columns (left-aligned: model, temperature, prompts) repeated in each, the
-    other columns shared out in order so that each table fits."""
+    leading key columns (left-aligned, up to four: model, temperature, prompts, clone type:
+    what tells one row from another) repeated in each, the other columns shared out in order
+    so that each table fits."""
     from rich.table import Table
 
     columns = table.columns
     keys = 0
-    while keys < min(3, len(columns) - 1) and columns[keys].justify in ("left", "default"):
+    while keys < min(4, len(columns) - 1) and columns[keys].justify in ("left", "default"):
         keys += 1
     need, available = _cells_need(table, console, HEADER_WORD)
     border = 1  # a column's share of the borders (need holds its padding)
@@ -350,6 +351,16 @@ def progress_reporter():
     """Bars on a terminal, plain lines when stderr is piped."""
     console = error_console()
     return BarReporter(console) if console.is_terminal else LineReporter(console)
+
+
+def print_signal_sections(report: AuditReport, options: dict) -> None:
+    """The signals and per-task verdicts the report holds (`audit --signals`, or stored ones
+    that `report` reads back), as tables after the clone tables; nothing under --json."""
+    if report.signals and not options.get("as_json"):
+        from ..reports.signals_text import print_signal_groups, print_verdicts
+
+        print_signal_groups(report, output_console())
+        print_verdicts(report, output_console())
 
 
 def emit_report(report: AuditReport, options: dict) -> None:

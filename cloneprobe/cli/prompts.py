@@ -130,7 +130,8 @@ def prompts_command(
             for prompt in prompt_set.for_task(task_id):
                 console.print(Text(task_id, style="bold").append(
                     terminal_text(f" {prompt_set.name}/{prompt.variant}")))
-                console.print(Syntax(prompt.text, "python", theme="ansi_dark"))
+                # word_wrap: a line wider than the console wraps; without it Syntax crops it
+                console.print(Syntax(prompt.text, "python", theme="ansi_dark", word_wrap=True))
         return
     if diff_task:
         task_id = resolve_task_id(benchmark, diff_task)
@@ -149,9 +150,11 @@ def prompts_command(
             return
         record = next(r for r in fixed_records() if r["task_id"] == task_id)
         print_diff(console, task_id, original, record["prompt"], "fixed")
-        for change in record["changes"]:
+        for change in sorted(record["changes"], key=lambda c: (c["start"], c["end"])):
+            start, end = change["start"], change["end"]
+            where = f"line {start}" if start == end else f"lines {start}-{end}"
             console.print(
-                f"  {ISSUE_KINDS[change['kind']]} (lines {change['start']}-{change['end']}): "
+                f"  {ISSUE_KINDS[change['kind']]} ({where}): "
                 f"{change['why']}",
                 highlight=False,
                 soft_wrap=True,

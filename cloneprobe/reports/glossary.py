@@ -18,7 +18,8 @@ VERDICT_MEANING = {
 CLONE_TYPE_MEANING = {
     "1": "Type-1: the same code, up to layout and comments",
     "2": "Type-2: the same code with identifiers and literals renamed",
-    "3": "Type-3: near the same code: at most 30% of lines differ, after renaming",
+    "3": "Type-3: near the same code: at most 30% of it differs, after renaming (tokens of "
+    "the body in the default profile, lines in nicad)",
 }
 """Clone types as counted (cumulative: a Type-1 clone is also a Type-2 and a Type-3 clone)."""
 

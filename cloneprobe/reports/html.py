@@ -58,7 +58,7 @@ def rate_plot(report: AuditReport, width: int = 560, height: int = 300) -> str:
 
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        'role="img" aria-label="clone rate against temperature">',
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="clone rate against temperature">',
         f'<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="#333"/>',
         f'<line x1="{left}" y1="{upper}" x2="{left}" y2="{bottom}" stroke="#333"/>',
         f'<text x="{(left + right) / 2}" y="{height - 5}" text-anchor="middle">temperature</text>',

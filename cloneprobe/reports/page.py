@@ -23,7 +23,8 @@ text-overflow:ellipsis;max-width:14em} table.tasks td.why{font-size:.85em;max-wi
 .diff{background:#fff3cd} .gap{background:#f4f4f4;color:#777}
 p.legend span{padding:0 .4em;font-size:.85em;margin-right:.5em}
 td.v-memorized{color:#b00;font-weight:600}
-td.v-suspected{color:#a60;font-weight:600} svg{display:block;margin:.5em 0}
+td.v-suspected{color:#a60;font-weight:600}
+svg{display:block;margin:.5em 0;max-width:100%;height:auto}
 """
 
 def plain_table(header: list[str], rows: list[list], left: int = 3) -> str:
@@ -34,7 +35,8 @@ def plain_table(header: list[str], rows: list[list], left: int = 3) -> str:
                          for i, c in enumerate(row)) + "</tr>"
         for row in rows
     )  # fmt: skip
-    return f"<table><tr>{head}</tr>{body}</table>"
+    # in its own scrolling box: a table wider than the window scrolls, not the whole page
+    return f'<div class="wide"><table><tr>{head}</tr>{body}</table></div>'
 
 
 

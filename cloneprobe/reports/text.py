@@ -57,8 +57,8 @@ def print_report(report: AuditReport, console: Console, evidence: bool = False) 
     if comparisons:
         comparison = Table(title="Original against other prompts (tasks with a clone)",
                            title_justify="left")  # fmt: skip
-        for number, column in enumerate(COMPARISON_HEADER):
-            comparison.add_column(column, justify="left" if number < 3 else "right")
+        for number, column in enumerate(COMPARISON_HEADER):  # keys: model, T, vs, type
+            comparison.add_column(column, justify="left" if number < 4 else "right")
         for row in comparisons:
             comparison.add_row(*map(terminal_text, row))
         console.print(comparison)
