@@ -282,7 +282,8 @@ def test_reports_show_the_evidence_view_and_the_reasons(tmp_path):
     for text in (result.output, (out / "report.md").read_text(encoding="utf-8")):
         assert "Evidence of memorization" in text
         assert "HumanEval/50 (100% prompt code)" in text
-        assert "evidence (strength 1.00): exact copy" in text
+        assert "evidence of memorization (strength 1.00): exact copy" in text
+        assert "are candidate evidence; memorized (rare under convergence): 1 task(s)" in text
         assert "similar (strength" in text and "own names: keeps 0 of" in text
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "Evidence of memorization" in html and "own names: keeps 0 of" in html

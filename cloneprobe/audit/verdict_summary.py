@@ -9,6 +9,7 @@ renderer gives the same counts."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from cloneprobe.audit.audit_report import AuditReport, EvidencePair, TaskEntry
@@ -116,12 +117,15 @@ def pair_key(pair: EvidencePair) -> tuple:
 
 @dataclass(frozen=True)
 class PairCounts:
-    """Clone pairs and the distinct tasks they fall in, all and those that are evidence."""
+    """Clone pairs and the distinct tasks they fall in: all, those that are candidate evidence
+    (the pair's tier), and the tasks memorized (candidate evidence the same-task convergence
+    null makes rare)."""
 
     pairs: int
     tasks: int
     evidence_pairs: int
     evidence_tasks: int
+    memorized_tasks: int = 0
 
 
 def pair_counts(report: AuditReport) -> PairCounts:
@@ -134,4 +138,27 @@ def pair_counts(report: AuditReport) -> PairCounts:
         if pair.get("tier") == "evidence":
             evidence_pairs += 1
             evidence_tasks.add(pair["task_id"])
-    return PairCounts(pairs, len(tasks), evidence_pairs, len(evidence_tasks))
+    memorized = {task_id for g in report.groups
+                 for task_id, null in (g.get("convergence") or {}).items() if null["memorized"]}
+    return PairCounts(pairs, len(tasks), evidence_pairs, len(evidence_tasks), len(memorized))
+
+
+
+def pair_standing(report: AuditReport, pair: Mapping) -> str | None:
+    """For a pair of the `evidence` tier: memorized, convergent, not rare or unmeasured, from
+    its task's convergence null in its group (None for other pairs, or a report without the
+    null)."""
+    if pair.get("tier") != "evidence":
+        return None
+    key = (pair["model"], pair["temperature"], pair["prompt_set"])
+    for g in report.groups:
+        if (g["model"], g["temperature"], g["prompt_set"]) == key:
+            null = (g.get("convergence") or {}).get(pair["task_id"])
+            if not null:
+                return None
+            if null["memorized"]:
+                return "memorized"
+            if null["convergent"]:
+                return "convergent"
+            return "unmeasured" if null["missing"] else "not rare"
+    return None

@@ -138,9 +138,15 @@ def chance_line(report: AuditReport) -> str:
     )
 
 
-def pair_reason_line(pair: dict) -> str:
-    """One line: the pair's tier, strength and reasons."""
+def pair_reason_line(pair: dict, standing: str | None = None) -> str:
+    """One line: the pair's tier (for candidate evidence, its standing under the same-task
+    convergence null: verdict_summary.pair_standing), strength and reasons."""
     if "tier" not in pair:
         return ""
     reasons = "; ".join(pair.get("reasons") or [])
-    return f"{pair['tier']} (strength {pair['strength']:.2f}): {reasons}"
+    tier = pair["tier"]
+    if standing == "memorized":
+        tier = "evidence of memorization"
+    elif standing:
+        tier = f"candidate evidence, {standing} (not memorization)"
+    return f"{tier} (strength {pair['strength']:.2f}): {reasons}"

@@ -10,6 +10,7 @@ from cloneprobe.atomic import write_atomically
 from cloneprobe.audit.aggregate import TYPES
 from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.audit.spool import RowSpool
+from cloneprobe.audit.verdict_summary import pair_standing
 from cloneprobe.evidence.verdict import calibration_line
 from cloneprobe.reports.safe_text import csv_cell, latex_text, markdown_text
 
@@ -119,7 +120,8 @@ def render_markdown(report: AuditReport) -> str:
     reasons = [
         "- " + markdown_text(
             f"{p['model']} t={p['temperature']:g} {p['prompt_set']} {p['task_id']} sample "
-            f"{p['sample']} (type {p['type']}, {p['similarity']}%): {ev.pair_reason_line(p)}"
+            f"{p['sample']} (type {p['type']}, {p['similarity']}%): "
+            f"{ev.pair_reason_line(p, pair_standing(report, p))}"
         )
         for p in report.evidence
         if ev.pair_reason_line(p)

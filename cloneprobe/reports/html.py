@@ -8,7 +8,7 @@ side by side, the compared (renamed) lines folded under it. No external assets."
 from __future__ import annotations
 
 from cloneprobe.audit.audit_report import AuditReport
-from cloneprobe.audit.verdict_summary import pair_counts, task_entries
+from cloneprobe.audit.verdict_summary import pair_counts, pair_standing, task_entries
 from cloneprobe.reports.safe_text import html_text as escape
 
 from . import evidence_tables as ev
@@ -91,7 +91,8 @@ def evidence_heading(report: AuditReport) -> str:
     counts = pair_counts(report)
     return (f"Clone pairs: {counts.pairs} pairs of a canonical solution and a sample, in "
             f"{counts.tasks} task(s); {counts.evidence_pairs} of them, in "
-            f"{counts.evidence_tasks} task(s), are evidence of memorization")  # fmt: skip
+            f"{counts.evidence_tasks} task(s), are candidate evidence; memorized (rare under "
+            f"convergence): {counts.memorized_tasks} task(s)")  # fmt: skip
 
 
 def render_html(report: AuditReport) -> str:
@@ -140,7 +141,8 @@ def render_html(report: AuditReport) -> str:
             f"group and task, evidence first. Every pair is in {escape(report.evidence_file)} "
             "beside this page.</p>"
         )
-    body += [pair_html(pair, index, ev.pair_convergence_lines(report, pair))
+    body += [pair_html(pair, index, ev.pair_convergence_lines(report, pair),
+                       pair_standing(report, pair))
              for index, pair in display_order(report.evidence)]
     body += ["<h2>How this was measured</h2>", f"<p>{escape(settings_line(report))}</p>",
              f"<p>{escape(runs_line(report))}</p>"]  # fmt: skip

@@ -17,7 +17,7 @@ gap:.2em 1em;font-size:.9em} dt{font-weight:600} dd{margin:0}
 .pair{margin:1.5em 0;border-top:1px solid #ddd} table.code td{font-family:monospace;
 text-align:left;white-space:pre-wrap} .pair pre{background:#f6f6f6;padding:.4em}
 h3{font-size:1em} p.tier{font-weight:600}
-.tier-evidence p.tier{color:#b00} .tier-similar p.tier{color:#555}
+.tier-evidence p.tier{color:#b00} .tier-similar p.tier,.tier-candidate p.tier{color:#555}
 div.wide{overflow-x:auto;max-width:100%} table.tasks td{white-space:nowrap;overflow:hidden;
 text-overflow:ellipsis;max-width:14em} table.tasks td.why{font-size:.85em;max-width:18em}
 .diff{background:#fff3cd} .gap{background:#f4f4f4;color:#777}

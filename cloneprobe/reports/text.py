@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cloneprobe.audit.audit_report import AuditReport
+from cloneprobe.audit.verdict_summary import pair_standing
 from cloneprobe.reports.align import align_lines, shape_of
 from cloneprobe.reports.safe_text import terminal_text
 
@@ -88,9 +89,9 @@ def print_report(report: AuditReport, console: Console, evidence: bool = False) 
                 f": type {pair['type']}, {pair['similarity']}% vs canonical of "
                 f"{pair['canonical_task']}"))
             console.print(title, highlight=False, soft_wrap=True)  # fmt: skip
-            if ev.pair_reason_line(pair):
-                console.print(terminal_text(ev.pair_reason_line(pair)), highlight=False,
-                              soft_wrap=True)  # fmt: skip
+            reason = ev.pair_reason_line(pair, pair_standing(report, pair))
+            if reason:
+                console.print(terminal_text(reason), highlight=False, soft_wrap=True)
                 for line in ev.pair_convergence_lines(report, pair):
                     console.print(terminal_text(line), highlight=False, soft_wrap=True)
             side = Table(show_header=True)
