@@ -34,8 +34,9 @@ def piped_width() -> int:
     return int(value) if value.isdecimal() and int(value) >= 20 else PIPED_WIDTH
 
 
-HEADER_WORD = 7
-"""Header words up to this long stay whole when a wide table is split into several."""
+HEADER_WORD = 12
+"""Header words up to this long ("temperature", "convergence)") stay whole: a table whose
+columns cannot all keep them is split into several rather than break a word ("temper/ature")."""
 
 
 def _longest_word(cell) -> int:
@@ -136,7 +137,7 @@ def fitted(renderable, console: Console) -> list:
 
     if not isinstance(renderable, Table) or not renderable.columns:
         return [renderable]
-    need, available = _cells_need(renderable, console, 5)
+    need, available = _cells_need(renderable, console, HEADER_WORD)
     pieces = split_columns(renderable, console) if sum(need) > available else [renderable]
     for piece in pieces:
         fit_table(piece, console)
