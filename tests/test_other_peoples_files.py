@@ -196,9 +196,9 @@ def test_memorized_tasks_are_listed_by_task_number_not_as_strings(tmp_path):
         for n in numbers])  # fmt: skip
     text = ok("detect", samples, "--model", "m", "--temperature", "0.2", "--store",
               tmp_path / "s.sqlite").stdout  # fmt: skip
-    sentence = next(line for line in text.splitlines() if "tasks memorized (" in line)
-    named = [int(t) for t in sentence.split("(", 1)[1].split(")")[0].replace("...", "")
-             .replace("HumanEval/", "").replace(",", " ").split()]  # fmt: skip
+    sentence = next(line for line in text.splitlines() if "of such tasks): " in line)
+    named = [int(t) for t in sentence.split("of such tasks): ", 1)[1].split(", 0 suspected")[0]
+             .replace("...", "").replace("HumanEval/", "").replace(",", " ").split()]  # fmt: skip
     assert len(named) >= 3 and named == sorted(named), sentence
     lines = [line.split(" HumanEval/")[1].split(":")[0] for line in text.splitlines()
              if line.startswith("m t=0.2 original HumanEval/")]

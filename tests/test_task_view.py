@@ -163,5 +163,6 @@ def test_report_without_stored_signals_still_gives_each_task_its_verdict(tmp_pat
                                  str(tmp_path / "r")).stdout)  # fmt: skip
     assert "tasks" not in reported and "signals" not in reported  # report.json as before
     page = (tmp_path / "r" / "report.html").read_text(encoding="utf-8")
-    assert "m at temperature 0.8, original prompts: 1 of 1 tasks memorized (HumanEval/0)" in page
+    assert ("m at temperature 0.8, original prompts: 1 of 1 tasks memorized (95% CI 21-100% of "
+            "such tasks): HumanEval/0") in page
     assert "each verdict rests on the clone evidence alone" in page
