@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
 from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.audit.detection import CanonicalFragments, DetectionSettings
 from cloneprobe.audit.signal_table import signals_section, tasks_list
-from cloneprobe.audit.stream import audit_stream
+from cloneprobe.audit.stream import audit_stream, judge_ahead
 from cloneprobe.generation.selection import SampleSelection
 from cloneprobe.signals.flow import compute_signals, count_rows
 
@@ -339,11 +340,13 @@ def detect_and_report(
             "generate or import samples first, or check --model/--prompts"
         )
     announce(reporter, _judging_plan(store, total, execution))
+    canonicals = CanonicalFragments(benchmark)
+    view = None
     if execution is not None:
-        execute(store, benchmark, samples, execution, reporter, required_execution)
+        view = execute_and_detect_ahead(store, benchmark, settings, samples, canonicals,
+                                        execution, reporter, required_execution)  # fmt: skip
     with reporter.task("detecting", total) as bar:
-        canonicals = CanonicalFragments(benchmark)
-        view = StreamedEvidence(canonicals, settings, samples)
+        view = view or StreamedEvidence(canonicals, settings, samples)
         builder = ReportBuilder(settings, canonicals, view=view)
         report = audit_stream(store, benchmark, settings, samples, builder, progress=bar.advance)
     if not report.groups:
@@ -353,6 +356,51 @@ def detect_and_report(
             "--benchmark the samples answer"
         )
     return report
+
+
+def execute_and_detect_ahead(
+    store: SampleStore,
+    benchmark: Benchmark,
+    settings: DetectionSettings,
+    samples: SampleSelection,
+    canonicals: CanonicalFragments,
+    execution: ExecutionSettings,
+    reporter: Reporter,
+    required: bool = False,
+) -> StreamedEvidence | None:
+    """Execute the samples; meanwhile a thread with a connection of its own to the store builds
+    the evidence's view and judges every sample (the verdicts stored, which the report's stream
+    then reads back). The sandbox's runs leave this process waiting on their pipes most of the
+    time, and the detection does not depend on them. With a read-only store nothing is done
+    ahead (None: the caller builds the view)."""
+    if store.read_only:
+        execute(store, benchmark, samples, execution, reporter, required)
+        return None
+    done: dict[str, Any] = {}
+    stopping = threading.Event()
+
+    def ahead() -> None:
+        try:  # one connection reads the samples, another writes the verdicts: a connection
+            # reading in WAL mode could not start writing once the executions have written
+            with SampleStore(store.path) as reading, SampleStore(store.path) as writing:
+                mine = replace(samples, store=reading)
+                done["view"] = StreamedEvidence(canonicals, settings, mine)
+                judge_ahead(writing, benchmark, settings, mine, canonicals, stopping.is_set)
+        except BaseException as error:  # raised again in the caller's thread
+            done["error"] = error
+
+    thread = threading.Thread(target=ahead, name="detection ahead", daemon=True)
+    thread.start()
+    try:
+        execute(store, benchmark, samples, execution, reporter, required)
+    except BaseException:
+        stopping.set()
+        thread.join()
+        raise
+    thread.join()
+    if "error" in done:
+        raise done["error"]
+    return done["view"]
 
 
 def announce(reporter: Reporter, lines: list[str]) -> None:
