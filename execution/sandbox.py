@@ -68,6 +68,8 @@ class Limits:
     timeout: float = 10.0
     """Wall-clock seconds."""
     cpu_seconds: int = 10
+    """CPU seconds of the whole sample (all its processes together, read from its control
+    group where one counts it) and of each process (RLIMIT_CPU)."""
     memory_bytes: int = 1 << 30
     """Memory of the whole sample (its cgroup, every process, tmpfs and memfd pages) and the
     address space of each process."""
@@ -157,7 +159,8 @@ class Sandbox:
             raise
         started = time.monotonic()
         try:
-            outcome = exchange(prepared.fds, frame(job), started, self.limits)
+            cpu = prepared.cgroup.cpu_seconds if prepared.cgroup and prepared.cgroup.cpu else None
+            outcome = exchange(prepared.fds, frame(job), started, self.limits, cpu)
             outcome.seconds = time.monotonic() - started
             out_of_memory = prepared.cgroup is not None and prepared.cgroup.out_of_memory()
         finally:
@@ -166,6 +169,9 @@ class Sandbox:
         stdout, stderr = (_decode_tail(data) for data in outcome.output)
         if outcome.too_much_output:
             reason = f"output: more than {self.limits.file_bytes} bytes on stdout and stderr"
+        elif outcome.over_cpu:
+            reason = (f"cpu time: the sample's processes used more than "
+                      f"{self.limits.cpu_seconds} s together")  # fmt: skip
         elif outcome.timed_out:
             reason = "timeout"
         elif outcome.verdict is not None:
