@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from cloneprobe.audit.ahead import detect_while
 from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.audit.detection import CanonicalFragments, DetectionSettings
 from cloneprobe.audit.signal_table import signals_section, tasks_list
-from cloneprobe.audit.stream import audit_stream, judge_ahead
+from cloneprobe.audit.stream import audit_stream
 from cloneprobe.generation.selection import SampleSelection
 from cloneprobe.signals.flow import compute_signals, count_rows
 
@@ -369,50 +369,12 @@ def execute_and_detect_ahead(
     required: bool = False,
     ahead: bool | None = None,
 ) -> StreamedEvidence | None:
-    """Execute the samples; meanwhile a thread with a connection of its own to the store builds
-    the evidence's view and judges every sample (the verdicts stored, which the report's stream
-    then reads back). The sandbox's runs leave this process waiting on their pipes most of the
-    time, and the detection does not depend on them. Nothing is done ahead (None: the caller
-    builds the view) with a read-only store, or when the machine has no idle core: the
-    detection would then only take CPU from the runs, and a thread holding the interpreter's
-    lock while the system has it wait delays every run's reply (measured: 10% slower at a
-    load average of 15 on 2 cores). `ahead` forces the choice (None: as the load says)."""
-    if store.read_only or not (_idle_core() if ahead is None else ahead):
-        execute(store, benchmark, samples, execution, reporter, required)
-        return None
-    done: dict[str, Any] = {}
-    stopping = threading.Event()
-
-    def ahead() -> None:
-        try:  # one connection reads the samples, another writes the verdicts: a connection
-            # reading in WAL mode could not start writing once the executions have written
-            with SampleStore(store.path) as reading, SampleStore(store.path) as writing:
-                mine = replace(samples, store=reading)
-                done["view"] = StreamedEvidence(canonicals, settings, mine)
-                judge_ahead(writing, benchmark, settings, mine, canonicals, stopping.is_set)
-        except BaseException as error:  # raised again in the caller's thread
-            done["error"] = error
-
-    thread = threading.Thread(target=ahead, name="detection ahead", daemon=True)
-    thread.start()
-    try:
-        execute(store, benchmark, samples, execution, reporter, required)
-    except BaseException:
-        stopping.set()
-        thread.join()
-        raise
-    thread.join()
-    if "error" in done:
-        raise done["error"]
-    return done["view"]
-
-
-def _idle_core() -> bool:
-    """Whether the machine has a core to spare (a load average below its number of CPUs)."""
-    try:
-        return os.getloadavg()[0] < (os.cpu_count() or 1)
-    except OSError:  # no load average here
-        return False
+    """Execute the samples, detecting ahead meanwhile where a core is idle (`audit.ahead`):
+    the evidence's view, or None when the caller is to build it."""
+    return detect_while(
+        lambda: execute(store, benchmark, samples, execution, reporter, required),
+        store, benchmark, settings, samples, canonicals, ahead,
+    )  # fmt: skip
 
 
 def announce(reporter: Reporter, lines: list[str]) -> None:
