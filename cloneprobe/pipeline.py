@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from cloneprobe.audit.ahead import detect_while
 from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.audit.detection import CanonicalFragments, DetectionSettings
 from cloneprobe.audit.signal_table import signals_section, tasks_list
@@ -339,11 +340,13 @@ def detect_and_report(
             "generate or import samples first, or check --model/--prompts"
         )
     announce(reporter, _judging_plan(store, total, execution))
+    canonicals = CanonicalFragments(benchmark)
+    view = None
     if execution is not None:
-        execute(store, benchmark, samples, execution, reporter, required_execution)
+        view = execute_and_detect_ahead(store, benchmark, settings, samples, canonicals,
+                                        execution, reporter, required_execution)  # fmt: skip
     with reporter.task("detecting", total) as bar:
-        canonicals = CanonicalFragments(benchmark)
-        view = StreamedEvidence(canonicals, settings, samples)
+        view = view or StreamedEvidence(canonicals, settings, samples)
         builder = ReportBuilder(settings, canonicals, view=view)
         report = audit_stream(store, benchmark, settings, samples, builder, progress=bar.advance)
     if not report.groups:
@@ -353,6 +356,25 @@ def detect_and_report(
             "--benchmark the samples answer"
         )
     return report
+
+
+def execute_and_detect_ahead(
+    store: SampleStore,
+    benchmark: Benchmark,
+    settings: DetectionSettings,
+    samples: SampleSelection,
+    canonicals: CanonicalFragments,
+    execution: ExecutionSettings,
+    reporter: Reporter,
+    required: bool = False,
+    ahead: bool | None = None,
+) -> StreamedEvidence | None:
+    """Execute the samples, detecting ahead meanwhile where a core is idle (`audit.ahead`):
+    the evidence's view, or None when the caller is to build it."""
+    return detect_while(
+        lambda: execute(store, benchmark, samples, execution, reporter, required),
+        store, benchmark, settings, samples, canonicals, ahead,
+    )  # fmt: skip
 
 
 def announce(reporter: Reporter, lines: list[str]) -> None:

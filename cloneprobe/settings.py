@@ -62,12 +62,16 @@ class ExecutionSettings:
     workers: int = 2
     timeout: float = 10.0
     """Wall-clock seconds per sample's tests."""
+    cpu_seconds: int | None = None
+    """CPU seconds of a whole sample (all its processes together) and of each of its
+    processes; None: the timeout rounded up, at least 10."""
 
     @property
     def limits(self) -> Limits:
         from .execution import Limits  # on first use: --help reads these defaults fast
 
-        return Limits(timeout=self.timeout, cpu_seconds=max(10, math.ceil(self.timeout)))
+        cpu = self.cpu_seconds or max(10, math.ceil(self.timeout))
+        return Limits(timeout=self.timeout, cpu_seconds=cpu)
 
 
 @dataclass(frozen=True)

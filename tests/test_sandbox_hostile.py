@@ -452,6 +452,61 @@ def test_memory_counts_across_children_and_memfds(tmp_path):
         assert why.startswith(("memory", "killed", "exited")), why
 
 
+CPU_ACROSS_CHILDREN = """
+import os, time
+children = []
+for _ in range(4):  # each stays below the per-process limit (RLIMIT_CPU, 2 s here)
+    pid = os.fork()
+    if pid == 0:
+        while time.process_time() < 1.5:
+            pass
+        os._exit(0)
+    children.append(pid)
+for pid in children:
+    os.waitpid(pid, 0)
+"""
+
+
+def _a_group_counts_cpu() -> bool:
+    from cloneprobe.execution.cgroups import find_limiter
+
+    limiter = find_limiter()
+    if limiter is None:
+        return False
+    group = limiter.create(1 << 30, 16)
+    try:
+        return group.cpu_seconds() is not None
+    finally:
+        group.remove()
+
+
+@pytest.mark.slow(reason="a few seconds: four processes burn 2 s of CPU between them")
+@pytest.mark.skipif(not _a_group_counts_cpu(), reason="no control group counts CPU time here")
+def test_cpu_time_counts_across_children(tmp_path):
+    """Four children burning 1.5 s of CPU each, below the 2 s each process may use, then the
+    right answer: 6 s of CPU for a sample whose budget is 2 s for all its processes together.
+    Under per-process limits only, this passed."""
+    samples = tmp_path / "cpu.jsonl"
+    completion = TASK.canonical_solution + "\n\n" + fill(CPU_ACROSS_CHILDREN, {})
+    lines = [
+        {"task_id": TASK.task_id, "completion": c} for c in (completion, TASK.canonical_solution)
+    ]
+    samples.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    store = tmp_path / "store.sqlite"
+    result = CliRunner().invoke(main, [
+        "execute", str(samples), "--model", "m", "--temperature", "0.8", "--store", str(store),
+        "--json", "--exec-timeout", "60", "--exec-cpu", "2", "--workers", "2",
+    ])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    with closing(sqlite3.connect(store)) as db:
+        burner, canonical = db.execute(
+            "SELECT e.passed, e.reason FROM samples s JOIN executions e ON e.sample_id = s.id "
+            "ORDER BY s.sample_index"
+        ).fetchall()
+    assert canonical == (1, "passed")
+    assert burner == (0, "cpu time: the sample's processes used more than 2 s together")
+
+
 def test_no_host_terminal_can_be_allocated(hostile_run):
     assert reason(hostile_run, "ptys") == "error: RuntimeError: found [0]"
 

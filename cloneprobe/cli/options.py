@@ -389,6 +389,10 @@ _execution_options = [
                  show_default=True, help=meaning("--workers", ": sandboxed samples.")),
     click.option("--exec-timeout", type=EXEC_SECONDS, default=EXECUTION.timeout,
                  show_default=True, help="Wall-clock seconds per sample's tests."),
+    click.option("--exec-cpu", type=click.IntRange(min=1), default=None, metavar="SECONDS",
+                 help="CPU seconds of a whole sample, all its processes together (where a "
+                 "control group counts them), and of each process [default: the timeout "
+                 "rounded up, at least 10]."),
 ]  # fmt: skip
 execution_options = apply([
     click.option("--execute", is_flag=True,
@@ -396,9 +400,9 @@ execution_options = apply([
                  "and report pass@k beside the clone counts."),
     *_execution_options,
 ])  # fmt: skip
-"""--execute, --workers, --exec-timeout."""
+"""--execute, --workers, --exec-timeout, --exec-cpu."""
 always_execution_options = apply(_execution_options)
-"""--workers and --exec-timeout, for `execute` (which always executes)."""
+"""--workers, --exec-timeout and --exec-cpu, for `execute` (which always executes)."""
 
 max_sample_bytes_option = click.option(
     "--max-sample-bytes", type=click.IntRange(min=1), default=SOURCE.max_sample_bytes,
@@ -505,7 +509,8 @@ def execution_settings(options: dict, always: bool = False):
 
     if not (always or options.get("execute")):
         return None
-    return ExecutionSettings(workers=options["workers"], timeout=options["exec_timeout"])
+    return ExecutionSettings(workers=options["workers"], timeout=options["exec_timeout"],
+                             cpu_seconds=options.get("exec_cpu"))  # fmt: skip
 
 
 def is_store(path: Path) -> bool:
