@@ -2,8 +2,10 @@
 many tasks memorized, suspected, with no evidence, uninformative; the strongest cases linked;
 what the words mean), the per-task view with the verdict first, then the tables behind the
 counts, a plot of clone rate against temperature (when there are several temperatures), the
-positive control's section when it has one, and every clone pair shown: the code as written
-side by side, the compared (renamed) lines folded under it. No external assets."""
+positive control's section when it has one, a sample file's own verdicts against
+cloneprobe's (the samples that differ, their code folded), and every clone pair shown: the
+code as written side by side, the compared (renamed) lines folded under it. No external
+assets."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from cloneprobe.reports.safe_text import html_text as escape
 from . import evidence_tables as ev
 from .control_html import control_section
 from .evidence_html import display_order, pair_html
+from .file_verdicts_view import file_verdicts_html
 from .glossary import CLONE_TYPE_MEANING
 from .page import page
 from .page import plain_table as _table
@@ -129,6 +132,7 @@ def render_html(report: AuditReport) -> str:
     if correctness:
         body += [f"<h2>{CORRECTNESS_TITLE}</h2>", _table(CORRECTNESS_HEADER, correctness),
                  f"<p>{escape(isolation_line(report))}</p>"]  # fmt: skip
+    body += file_verdicts_html(report.file_verdicts)
     if report.control:
         body += control_section(report.control, _table, sortable_table)
         if not entries:
