@@ -54,11 +54,13 @@ from .generation import (
     parse_model_spec,
     run_plan,
 )
+from .generation.history import seconds_per_sample
 from .generation.secrets import RedactingFilter, Redactor, redact_url, url_secrets
 from .reports.durations import estimate_text
 from .settings import ExecutionSettings, GenerationSettings, SampleSource, SignalSettings
 from .signals.registry import parse_signal_names
 from .signals.scoring import ScorerFactory, ScorerOptions
+from .warmup import WarmUp, first_wave
 
 log = logging.getLogger(__name__)
 
@@ -165,10 +167,17 @@ def _generate(settings, reporter, benchmark, prompt_sets, temperatures, task_ids
                     "for the selected tasks; check --prompts and --tasks/--limit"
                 )
             keys.append(sampling.key)
+            unknown = seconds_per_sample(settings.store, spec.label, settings.max_new_tokens)
+            warm = WarmUp(spec.label, first_wave(backend, settings.n)) if unknown is None \
+                else None  # fmt: skip
             with reporter.task(spec.label, plan.total) as bar:
 
-                def update(already: int, ok: int, failed: int, bar=bar) -> None:
+                def update(already: int, ok: int, failed: int, bar=bar, warm=warm,
+                           total=plan.total) -> None:  # fmt: skip
                     bar.update(already + ok + failed, failed=failed, made=ok + failed)
+                    revised = warm.line(already, total, ok) if warm else None
+                    if revised:
+                        reporter.plan([revised])
 
                 try:
                     summary = run_plan(
