@@ -78,6 +78,11 @@ def test_the_page_lists_the_samples_that_differ_with_their_code_folded(written, 
         sentence = page.evaluate("document.querySelector('p.file-verdicts').innerText")
         assert (f"says {section['file_passed']} passed; cloneprobe measured "
                 f"{section['measured_passed']} passed") in sentence  # fmt: skip
+        # under the summary, on the first screen, the same sentence links to the section
+        pointer = "document.querySelector('p.file-verdicts-pointer a')"
+        assert page.evaluate(f"{pointer}.innerText") == sentence
+        assert page.evaluate(f"{pointer}.getAttribute('href')") == "#file-verdicts"
+        assert page.evaluate(f"{pointer}.getBoundingClientRect().bottom") <= 800
         rows = page.evaluate(
             "Array.from(document.querySelectorAll('table.file-verdicts tr')).slice(1)"
             ".map(r => Array.from(r.cells).slice(0, 6).map(c => c.innerText))"

@@ -88,3 +88,11 @@ def file_verdicts_html(section: FileVerdicts | None) -> list[str]:
     )  # fmt: skip
     parts.append(f'<table class="file-verdicts"><tr>{head}</tr>{body}</table>')
     return parts
+
+
+def file_verdicts_pointer(section: FileVerdicts | None) -> list[str]:
+    """Under the summary: the sentence, linked to the section (nothing without verdicts)."""
+    if not section or not section.get("samples"):
+        return []
+    return [f'<p class="file-verdicts-pointer"><a href="#file-verdicts">'
+            f"{escape(file_verdicts_sentence(section))}</a></p>"]

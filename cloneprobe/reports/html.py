@@ -16,7 +16,7 @@ from cloneprobe.reports.safe_text import html_text as escape
 from . import evidence_tables as ev
 from .control_html import control_section
 from .evidence_html import display_order, pair_html
-from .file_verdicts_view import file_verdicts_html
+from .file_verdicts_view import file_verdicts_html, file_verdicts_pointer
 from .glossary import CLONE_TYPE_MEANING
 from .page import page
 from .page import plain_table as _table
@@ -102,7 +102,10 @@ def render_html(report: AuditReport) -> str:
     then the per-task view, the tables behind the counts, and every clone pair shown."""
     entries = task_entries(report)
     groups, comparisons = display_group_rows(report), display_comparison_rows(report)
-    body = ["<h1>cloneprobe audit</h1>", *summary_section(report, entries, _table)]
+    summary = summary_section(report, entries, _table)
+    answered = next(i for i, part in enumerate(summary) if 'class="answer"' in part)
+    summary[answered + 1:answered + 1] = file_verdicts_pointer(report.file_verdicts)
+    body = ["<h1>cloneprobe audit</h1>", *summary]
     body += task_section(report, _table)
     body += [
         f"<h2>{escape(ev.EVIDENCE_TITLE)}</h2>",
