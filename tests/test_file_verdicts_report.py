@@ -105,3 +105,24 @@ def test_the_page_lists_the_samples_that_differ_with_their_code_folded(written, 
         if os.environ.get("CLONEPROBE_SCREENSHOTS"):
             kept = Path(os.environ["CLONEPROBE_SCREENSHOTS"]) / shot.name
             kept.write_bytes(shot.read_bytes())
+
+
+def test_hostile_text_in_a_differing_sample_stays_inert_in_html_and_markdown(written):
+    from cloneprobe.audit.audit_report import report_from_dict
+    from cloneprobe.reports.files import render_markdown
+    from cloneprobe.reports.html import render_html
+
+    _, report = written
+    hostile = "<script>alert(1)</script> | `x` [a](b)\n| injected | row |"
+    row = {"task_id": "HumanEval/0", "sample": 0, "model": hostile, "where": hostile,
+           "file": True, "measured": False, "reason": hostile, "repairs": None,
+           "program": hostile, "written": None}  # fmt: skip
+    planted = report_from_dict(report).with_sections(file_verdicts={
+        "samples": 1, "file_passed": 1, "executed": 1, "measured_passed": 0,
+        "differ_count": 1, "differ": [row]})  # fmt: skip
+    page = render_html(planted)
+    assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    text = render_markdown(planted)
+    table = [line for line in text.splitlines() if line.startswith("| HumanEval/0 | 0 |")]
+    assert len(table) == 1 and "<script>" not in text
+    assert table[0].count(" | ") == 5  # six cells: the planted pipes are escaped
