@@ -19,6 +19,7 @@ QUICK_MAX_NEW_TOKENS = 128
 STUDY_SCALE = "--limit 164 -n 20 --max-new-tokens 512"
 """The reference study's scale (all 164 HumanEval tasks, 20 samples each, 512 new tokens)."""
 
+
 def _given(ctx: click.Context, name: str) -> bool:
     source = ctx.get_parameter_source(name)
     return source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT", "DEFAULT_MAP")
