@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import astuple
 
 from click.testing import CliRunner
 from openai_test_server import OpenAITestServer
 
 from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.cli import main
-from cloneprobe.warmup import WarmUp, first_wave
+from cloneprobe.reports.durations import measured_text
+from cloneprobe.warmup import Measured, WarmUp, first_wave
 
 HUMANEVAL = load_humaneval()
 ENV = {"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": None, "COLUMNS": "200"}
@@ -61,23 +63,25 @@ def test_a_first_run_measures_its_estimate_and_a_second_uses_the_stores_history(
 
 def test_the_warm_up_waits_for_the_first_wave_and_says_the_time_left_once():
     now = [100.0]
-    warm = WarmUp("embedded", wave=16, clock=lambda: now[0])
-    assert warm.line(already=0, planned=6560, made=0) is None  # started: the model is loaded
+    warm = WarmUp(wave=16, clock=lambda: now[0])
+    assert warm.measure(already=0, planned=6560, made=0) is None  # started: the model loaded
     now[0] = 110.0
-    assert warm.line(0, 6560, 15) is None  # the first batch is not all back
+    assert warm.measure(0, 6560, 15) is None  # the first batch is not all back
     now[0] = 114.0
-    line = warm.line(0, 6560, 16)
-    assert line == ("measured: 0.88 s/sample for embedded on this machine (the first 16 back "
-                    "took 14.0 s); about 1.6 h left for the other 6,544")  # fmt: skip
-    assert warm.line(0, 6560, 32) is None  # said once
+    measured = warm.measure(0, 6560, 16)
+    assert measured == Measured(14.0 / 16, 16, 14.0, 6544)
+    assert measured_text("embedded", *astuple(measured)) == (
+        "measured: 0.88 s/sample for embedded on this machine (the first 16 back took 14.0 s); "
+        "about 1.6 h left for the other 6,544")  # fmt: skip
+    assert warm.measure(0, 6560, 32) is None  # said once
 
 
 def test_a_plan_of_one_wave_has_nothing_left_to_estimate():
     now = [0.0]
-    warm = WarmUp("embedded", wave=16, clock=lambda: now[0])
-    warm.line(0, 16, 0)
+    warm = WarmUp(wave=16, clock=lambda: now[0])
+    warm.measure(0, 16, 0)
     now[0] = 14.0
-    assert warm.line(0, 16, 16) is None
+    assert warm.measure(0, 16, 16) is None
 
 
 def test_the_first_wave_is_a_batch_or_the_concurrent_requests():
