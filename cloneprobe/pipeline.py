@@ -13,7 +13,7 @@ import logging
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -55,11 +55,13 @@ from .generation import (
     parse_model_spec,
     run_plan,
 )
+from .generation.history import seconds_per_sample
 from .generation.secrets import RedactingFilter, Redactor, redact_url, url_secrets
-from .reports.durations import estimate_text
+from .reports.durations import estimate_text, measured_text
 from .settings import ExecutionSettings, GenerationSettings, SampleSource, SignalSettings
 from .signals.registry import parse_signal_names
 from .signals.scoring import ScorerFactory, ScorerOptions
+from .warmup import WarmUp, first_wave
 
 log = logging.getLogger(__name__)
 
@@ -166,10 +168,16 @@ def _generate(settings, reporter, benchmark, prompt_sets, temperatures, task_ids
                     "for the selected tasks; check --prompts and --tasks/--limit"
                 )
             keys.append(sampling.key)
+            unknown = seconds_per_sample(settings.store, spec.label, settings.max_new_tokens)
+            warm = WarmUp(first_wave(backend, settings.n)) if unknown is None else None
             with reporter.task(spec.label, plan.total) as bar:
 
-                def update(already: int, ok: int, failed: int, bar=bar) -> None:
+                def update(already: int, ok: int, failed: int, bar=bar, warm=warm,
+                           total=plan.total, label=spec.label) -> None:  # fmt: skip
                     bar.update(already + ok + failed, failed=failed, made=ok + failed)
+                    measured = warm.measure(already, total, ok) if warm else None
+                    if measured:
+                        reporter.plan([measured_text(label, *astuple(measured))])
 
                 try:
                     summary = run_plan(

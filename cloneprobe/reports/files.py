@@ -15,6 +15,12 @@ from cloneprobe.evidence.verdict import calibration_line
 from cloneprobe.reports.safe_text import csv_cell, latex_text, markdown_text
 
 from . import evidence_tables as ev
+from .file_verdicts_view import (
+    FILE_VERDICTS_HEADER,
+    FILE_VERDICTS_TITLE,
+    file_verdict_rows,
+    file_verdicts_sentence,
+)
 from .html import render_html
 from .summary_lines import summary_lines
 from .tables import (
@@ -109,6 +115,12 @@ def render_markdown(report: AuditReport) -> str:
     if correctness:
         table = _markdown_table(CORRECTNESS_HEADER, correctness)
         parts += [f"## {CORRECTNESS_TITLE}", table, isolation_line(report), repair_line(report)]
+    if report.file_verdicts and report.file_verdicts.get("samples"):
+        section = report.file_verdicts
+        parts += [f"## {FILE_VERDICTS_TITLE}", markdown_text(file_verdicts_sentence(section))]
+        if section["differ"]:
+            parts += [_markdown_table(FILE_VERDICTS_HEADER, file_verdict_rows(section)),
+                      "The code of each is in report.html and report.json."]  # fmt: skip
     verdicts = verdict_group_rows(report)
     if verdicts:
         parts += [f"## {VERDICT_TITLE}", _markdown_table(VERDICT_HEADER, verdicts),

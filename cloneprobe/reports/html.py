@@ -2,8 +2,10 @@
 many tasks memorized, suspected, with no evidence, uninformative; the strongest cases linked;
 what the words mean), the per-task view with the verdict first, then the tables behind the
 counts, a plot of clone rate against temperature (when there are several temperatures), the
-positive control's section when it has one, and every clone pair shown: the code as written
-side by side, the compared (renamed) lines folded under it. No external assets."""
+positive control's section when it has one, a sample file's own verdicts against
+cloneprobe's (the samples that differ, their code folded), and every clone pair shown: the
+code as written side by side, the compared (renamed) lines folded under it. No external
+assets."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from cloneprobe.reports.safe_text import html_text as escape
 from . import evidence_tables as ev
 from .control_html import control_section
 from .evidence_html import display_order, pair_html
+from .file_verdicts_view import file_verdicts_html, file_verdicts_pointer
 from .glossary import CLONE_TYPE_MEANING
 from .page import page
 from .page import plain_table as _table
@@ -100,7 +103,10 @@ def render_html(report: AuditReport) -> str:
     then the per-task view, the tables behind the counts, and every clone pair shown."""
     entries = task_entries(report)
     groups, comparisons = display_group_rows(report), display_comparison_rows(report)
-    body = ["<h1>cloneprobe audit</h1>", *summary_section(report, entries, _table)]
+    summary = summary_section(report, entries, _table)
+    answered = next(i for i, part in enumerate(summary) if 'class="answer"' in part)
+    summary[answered + 1:answered + 1] = file_verdicts_pointer(report.file_verdicts)
+    body = ["<h1>cloneprobe audit</h1>", *summary]
     body += task_section(report, _table)
     body += [
         f"<h2>{escape(ev.EVIDENCE_TITLE)}</h2>",
@@ -130,6 +136,7 @@ def render_html(report: AuditReport) -> str:
     if correctness:
         body += [f"<h2>{CORRECTNESS_TITLE}</h2>", _table(CORRECTNESS_HEADER, correctness),
                  f"<p>{escape(isolation_line(report))}</p>"]  # fmt: skip
+    body += file_verdicts_html(report.file_verdicts)
     if report.control:
         body += control_section(report.control, _table, sortable_table)
         if not entries:

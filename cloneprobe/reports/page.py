@@ -25,6 +25,9 @@ p.legend span{padding:0 .4em;font-size:.85em;margin-right:.5em}
 td.v-memorized{color:#b00;font-weight:600}
 td.v-suspected{color:#a60;font-weight:600}
 svg{display:block;margin:.5em 0;max-width:100%;height:auto}
+table.file-verdicts td{vertical-align:top} table.file-verdicts td.why{white-space:normal;
+min-width:18em;max-width:28em} table.file-verdicts pre{background:#f6f6f6;padding:.4em;
+white-space:pre;max-width:60em;overflow-x:auto}
 """
 
 def plain_table(header: list[str], rows: list[list], left: int = 3) -> str:
