@@ -100,6 +100,7 @@ def control_command(**options) -> None:
       cloneprobe control --limit 40 -n 1          # a quick look
       cloneprobe control --model hf:./my-model --dose heavy=10 --top-layers 2
     """
+    doses = _doses(options["doses"]) or DEFAULT_DOSES  # checked before the slow imports
     from cloneprobe.control.run import run_control
 
     from ..settings import FineTuneSettings
@@ -109,7 +110,7 @@ def control_command(**options) -> None:
 
     settings = ControlSettings(
         model=options["model"], benchmark=options["benchmark_spec"], seed=options["seed"],
-        limit=options["limit"], doses=_doses(options["doses"]) or DEFAULT_DOSES,
+        limit=options["limit"], doses=doses,
         finetune=FineTuneSettings(options["top_layers"], options["learning_rate"]),
         n=options["n"], temperature=options["temperature"],
         max_new_tokens=options["max_new_tokens"], mode=options["mode"],
