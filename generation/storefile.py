@@ -8,6 +8,7 @@ SQLite file from another tool is never touched. `report` and `export` open a sto
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -208,7 +209,13 @@ def open_for_writing(path: Path) -> sqlite3.Connection:
             ) from None
         if "locked" in str(error):
             raise busy(path) from None
-        raise GenerationError(f"{path}: cannot open the store ({error})") from None
+        if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+            raise GenerationError(
+                f"{path}: the store or its folder is read-only ({error}); `report` and `export` "
+                "read it there, or copy it somewhere writable to add to it"
+            ) from None
+        raise GenerationError(f"{path}: cannot open the store ({error}); check the path, or "
+                              "give another --store") from None  # fmt: skip
     except sqlite3.DatabaseError as error:
         raise GenerationError(
             f"{path}: not a cloneprobe store ({error}); give a new or existing store path"

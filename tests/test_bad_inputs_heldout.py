@@ -255,3 +255,37 @@ def test_a_store_locked_by_another_program_is_refused_not_read_as_immutable(tmp_
         db.execute("BEGIN EXCLUSIVE")
         line = one_error_line(run("report", "--store", store, "--json"))
     assert "s.sqlite" in line and "busy" in line
+
+
+def _can_mount_read_only() -> bool:
+    import shutil
+    import subprocess
+
+    if shutil.which("unshare") is None:
+        return False
+    return subprocess.run(["unshare", "-rm", "true"], capture_output=True).returncode == 0
+
+
+@pytest.mark.slow(reason="about 7 s: the CLI in a subprocess inside a mount namespace")
+@pytest.mark.skipif(not _can_mount_read_only(), reason="no user and mount namespaces here "
+                    "(unshare -rm) to make a read-only folder that root cannot write")
+def test_a_store_in_a_read_only_folder_is_named_as_read_only(tmp_path):
+    import subprocess
+    import sys
+
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    store = filled_store(folder)
+    samples = jsonl(tmp_path / "new.jsonl", {**GOOD, "task_id": "HumanEval/1"})
+    before = store.read_bytes()
+    script = ('mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"')
+    result = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", script, "sh", str(folder), sys.executable, "-m",
+         "cloneprobe", "import", str(samples), *DET, "--store", str(store)],
+        capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1]), "COLUMNS": "200"},
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    (line,) = [x for x in result.stderr.splitlines() if x.startswith("error:")]
+    assert str(store) in line and "read-only" in line and "copy it somewhere writable" in line
+    assert store.read_bytes() == before
