@@ -70,6 +70,11 @@ CASES = {
                                 "FIFO"),
     "import --store a FIFO": (lambda t: ["import", jsonl(t / "s.jsonl", GOOD), *DET, "--store",
                               fifo(t, "s.sqlite")], "s.sqlite", "FIFO"),
+    "--config a FIFO (read forever)": (lambda t: ["generate", "--config", fifo(t, "c.toml")],
+                                       "c.toml", "FIFO"),
+    "--api-key-file a FIFO (read forever)": (lambda t: [*GEN, "--store", t / "s.sqlite",
+                                                        "--api-key-file", fifo(t, "key")],
+                                             "key", "FIFO"),
     # --- config values the option would refuse name the file and the key ---
     "config limit = -1": (lambda t: ["generate", "--config", config(t, "limit = -1")],
                           "c.toml: setting 'limit' = -1", "range"),
@@ -185,7 +190,7 @@ CASES = {
                                            "'text' field is int"),
     # --- clones ---
     "clones: a FIFO": (lambda t: ["clones", fifo(t, "a.py"), write(t / "b.py", "x = 1\n")],
-                       "a.py", "FIFO, device or socket"),
+                       "a.py", "is a FIFO"),
     "clones: a dangling symlink": (
         lambda t: ["clones", _dangling(t), write(t / "b.py", "x = 1\n")], "gone.py",
         "leads nowhere"),

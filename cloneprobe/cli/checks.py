@@ -152,6 +152,10 @@ class CheckedPath(click.Path):
     def convert(self, value, param, ctx):
         if isinstance(value, str) and not value.strip():
             self.fail(f"{value!r} is an empty path; give a path", param, ctx)
+        kind = special_file_kind(Path(value)) if isinstance(value, (str, Path)) else None
+        if kind:  # reading would block (a FIFO) or never end (/dev/zero); writing replaces it
+            self.fail(f"{value} is {kind}, not a file or folder; give the path of a regular "
+                      "file", param, ctx)  # fmt: skip
         return super().convert(value, param, ctx)
 
 
