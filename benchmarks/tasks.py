@@ -85,7 +85,8 @@ def load_benchmark_jsonl(path: Path) -> Benchmark:
             known = ", ".join(LANGUAGES)
             raise BenchmarkError(f"{where}: language {language!r} is not supported; use {known}")
         if not isinstance(record.get("test", ""), (str, type(None))):
-            raise BenchmarkError(f"{where}: `test` must be a string of test code")
+            raise BenchmarkError(f"{where}: `test` must be a string of test code; give the "
+                                 "tests as text, or drop the key")  # fmt: skip
         if record["task_id"] in seen:
             raise BenchmarkError(
                 f"{where}: task_id {record['task_id']!r} appears twice; give each task its own id"

@@ -330,6 +330,21 @@ def _executable(benchmark: Benchmark, task_id: str) -> bool:
     return task is not None and bool(task.test) and task.language == "python"
 
 
+def _unmatched(samples: SampleSelection) -> str:
+    """Why a selection is empty: the --model or --prompts given that the store does not hold
+    (naming what it holds), else that nothing is stored without error."""
+    rows = samples.store.db.execute(
+        "SELECT DISTINCT model, prompt_set FROM samples WHERE error IS NULL").fetchall()
+    for flag, wanted, held in (("--model", samples.models, {r[0] for r in rows}),
+                               ("--prompts", samples.prompt_sets, {r[1] for r in rows})):
+        missing = [name for name in wanted if name not in held]
+        if missing and held:
+            return (f": {flag} {', '.join(missing)} matches nothing stored (it holds "
+                    f"{', '.join(sorted(held))}); give one of those")  # fmt: skip
+    return (" (none stored without error matches); generate or import samples first, or "
+            "check --model/--prompts")
+
+
 def detect_and_report(
     store: SampleStore,
     benchmark: Benchmark,
@@ -343,10 +358,7 @@ def detect_and_report(
     report; no sample to report on is an error."""
     total = samples.count()
     if not total:
-        raise UserError(
-            f"{store.path}: no samples to report on (none stored without error matches); "
-            "generate or import samples first, or check --model/--prompts"
-        )
+        raise UserError(f"{store.path}: no samples to report on{_unmatched(samples)}")
     announce(reporter, _judging_plan(store, total, execution))
     canonicals = CanonicalFragments(benchmark)
     view = None

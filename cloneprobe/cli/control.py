@@ -17,15 +17,24 @@ CONTROL = ControlSettings()
 """The control's own defaults, shown in --help."""
 
 
+MAX_EPOCHS = 1000
+"""More epochs than this is a typo (each epoch fine-tunes on half the benchmark)."""
+
+
 def _doses(values: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
-    doses = []
+    doses: list[tuple[str, int]] = []
     for value in values:
         name, _, epochs = value.partition("=")
-        if not name or not epochs.isdecimal() or int(epochs) < 1 or name == "base":
+        name = name.strip()
+        if (not name or not epochs.isdecimal() or not 1 <= int(epochs) <= MAX_EPOCHS
+                or name == "base"):  # fmt: skip
             raise UserError(
-                f"--dose {value!r}: give NAME=EPOCHS with a name other than base and at least "
-                "one epoch, e.g. --dose light=1 --dose heavy=8"
+                f"--dose {value!r}: give NAME=EPOCHS with a name other than base and 1 to "
+                f"{MAX_EPOCHS} epochs, e.g. --dose light=1 --dose heavy=8"
             )
+        if name in dict(doses):
+            raise UserError(f"--dose {value!r}: the dose {name!r} is given twice (also "
+                            f"{name}={dict(doses)[name]}); give each dose once")  # fmt: skip
         doses.append((name, int(epochs)))
     return tuple(doses)
 
@@ -91,6 +100,7 @@ def control_command(**options) -> None:
       cloneprobe control --limit 40 -n 1          # a quick look
       cloneprobe control --model hf:./my-model --dose heavy=10 --top-layers 2
     """
+    doses = _doses(options["doses"]) or DEFAULT_DOSES  # checked before the slow imports
     from cloneprobe.control.run import run_control
 
     from ..settings import FineTuneSettings
@@ -100,7 +110,7 @@ def control_command(**options) -> None:
 
     settings = ControlSettings(
         model=options["model"], benchmark=options["benchmark_spec"], seed=options["seed"],
-        limit=options["limit"], doses=_doses(options["doses"]) or DEFAULT_DOSES,
+        limit=options["limit"], doses=doses,
         finetune=FineTuneSettings(options["top_layers"], options["learning_rate"]),
         n=options["n"], temperature=options["temperature"],
         max_new_tokens=options["max_new_tokens"], mode=options["mode"],

@@ -77,6 +77,16 @@ def prompts_command(
     from .checks import check_output_file
     from .console import error_console, output_console
 
+    for flag, value in (("--show", show_task), ("--diff", diff_task)):
+        if value is not None and not value.strip():
+            raise BenchmarkError(f"{flag} {value!r} names no task; give a task id or number, "
+                                 f"e.g. {flag} 0")  # fmt: skip
+    actions = [flag for flag, value in (("--show", show_task), ("--diff", diff_task),
+                                        ("--export", export_path), ("--json", as_json or None))
+               if value is not None]  # fmt: skip
+    if len(actions) > 1:
+        raise BenchmarkError(f"{' and '.join(actions)} ask for different things, and only one "
+                             "would be done; give one of them per command")  # fmt: skip
     if export_path is not None:
         check_output_file(export_path, "--export", inputs=[Path(benchmark_spec),
                                                            *([Path(set_spec)] if set_spec else [])])
