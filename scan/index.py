@@ -318,7 +318,8 @@ def _kept_after_added_line(
     fewest = len(indexed)
     for place in places:
         sides = np.concatenate([ngram_hashes(tokens[:place], n), ngram_hashes(tokens[place:], n)])
-        fewest = min(fewest, int(np.isin(indexed, sides).sum()))
+        # kind="sort": numpy 2.0's table method overflows on uint64 hashes (OverflowError)
+        fewest = min(fewest, int(np.isin(indexed, sides, kind="sort").sum()))
     return fewest
 
 
@@ -345,5 +346,5 @@ def _specific(per_task: list[np.ndarray]) -> list[np.ndarray]:
     every = np.concatenate(per_task or [np.empty(0, np.uint64)])
     values, counts = np.unique(every, return_counts=True)
     shared = values[counts >= SHARED_BY]
-    kept = [grams[~np.isin(grams, shared)] for grams in per_task]
+    kept = [grams[~np.isin(grams, shared, kind="sort")] for grams in per_task]
     return [k if len(k) >= MIN_SPECIFIC else g for k, g in zip(kept, per_task, strict=True)]
