@@ -166,12 +166,18 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_a_bad_input_gets_one_error_line_naming_it(tmp_path, name):
-    build, names, wrong = CASES[name]
+def check_case(tmp_path: Path, case: tuple) -> None:
+    """A case (build the arguments, what the line must name, what it must call wrong) run
+    through the CLI: one error line that names the input and says what is wrong."""
+    build, names, wrong = case
     line = one_error_line(run(*build(tmp_path)))
     assert names in line, line
     assert wrong.lower() in line.lower(), line
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_bad_input_gets_one_error_line_naming_it(tmp_path, name):
+    check_case(tmp_path, CASES[name])
 
 
 def test_export_onto_its_store_leaves_the_store_whole(tmp_path):

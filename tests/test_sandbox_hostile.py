@@ -424,10 +424,10 @@ def test_output_goes_through_pipes_so_fallocate_reserves_no_host_disk(hostile_ru
     assert reason(hostile_run, "fallocate") == "error: RuntimeError: found [-1, -1]"
 
 
-@pytest.mark.slow(reason="about 10 s: four processes fault in 1.2 GB between them")
-def test_memory_counts_across_children_and_memfds(tmp_path):
-    samples = tmp_path / "memory.jsonl"
-    completion = PREFIX + fill(MEMORY_ACROSS_CHILDREN + REPORT, {})
+def beside_the_canonical(tmp_path: Path, completion: str, *options: str) -> tuple[int, str]:
+    """`execute` (two workers, 60 s timeout) on the sample and the canonical solution through
+    the CLI: the sample's (passed, reason), once the canonical is seen to pass beside it."""
+    samples = tmp_path / "samples.jsonl"
     lines = [
         {"task_id": TASK.task_id, "completion": c} for c in (completion, TASK.canonical_solution)
     ]
@@ -435,15 +435,22 @@ def test_memory_counts_across_children_and_memfds(tmp_path):
     store = tmp_path / "store.sqlite"
     result = CliRunner().invoke(main, [
         "execute", str(samples), "--model", "m", "--temperature", "0.8", "--store", str(store),
-        "--json", "--exec-timeout", "60", "--workers", "2",
+        "--json", "--exec-timeout", "60", "--workers", "2", *options,
     ])  # fmt: skip
     assert result.exit_code == 0, result.output
     with closing(sqlite3.connect(store)) as db:
-        (passed, why), canonical = db.execute(
+        sample, canonical = db.execute(
             "SELECT e.passed, e.reason FROM samples s JOIN executions e ON e.sample_id = s.id "
             "ORDER BY s.sample_index"
         ).fetchall()
     assert canonical == (1, "passed")
+    return sample
+
+
+@pytest.mark.slow(reason="about 10 s: four processes fault in 1.2 GB between them")
+def test_memory_counts_across_children_and_memfds(tmp_path):
+    completion = PREFIX + fill(MEMORY_ACROSS_CHILDREN + REPORT, {})
+    passed, why = beside_the_canonical(tmp_path, completion)
     assert passed == 0
     if why.startswith("error: RuntimeError: found"):
         held = int(why.rsplit("[", 1)[1].rstrip("]"))
@@ -486,24 +493,8 @@ def test_cpu_time_counts_across_children(tmp_path):
     """Four children burning 1.5 s of CPU each, below the 2 s each process may use, then the
     right answer: 6 s of CPU for a sample whose budget is 2 s for all its processes together.
     Under per-process limits only, this passed."""
-    samples = tmp_path / "cpu.jsonl"
     completion = TASK.canonical_solution + "\n\n" + fill(CPU_ACROSS_CHILDREN, {})
-    lines = [
-        {"task_id": TASK.task_id, "completion": c} for c in (completion, TASK.canonical_solution)
-    ]
-    samples.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    store = tmp_path / "store.sqlite"
-    result = CliRunner().invoke(main, [
-        "execute", str(samples), "--model", "m", "--temperature", "0.8", "--store", str(store),
-        "--json", "--exec-timeout", "60", "--exec-cpu", "2", "--workers", "2",
-    ])  # fmt: skip
-    assert result.exit_code == 0, result.output
-    with closing(sqlite3.connect(store)) as db:
-        burner, canonical = db.execute(
-            "SELECT e.passed, e.reason FROM samples s JOIN executions e ON e.sample_id = s.id "
-            "ORDER BY s.sample_index"
-        ).fetchall()
-    assert canonical == (1, "passed")
+    burner = beside_the_canonical(tmp_path, completion, "--exec-cpu", "2")
     assert burner == (0, "cpu time: the sample's processes used more than 2 s together")
 
 
