@@ -144,12 +144,27 @@ def pair_counts(report: AuditReport) -> PairCounts:
 
 
 
+def pair_null(report: AuditReport, pair: Mapping) -> dict | None:
+    """The same-task convergence null of the pair's task in the pair's group (None without)."""
+    key = (pair["model"], pair["temperature"], pair["prompt_set"])
+    for g in report.groups:
+        if (g["model"], g["temperature"], g["prompt_set"]) == key:
+            return (g.get("convergence") or {}).get(pair["task_id"])
+    return None
+
+
 def pair_standing(report: AuditReport, pair: Mapping) -> str | None:
     """For a pair of the `evidence` tier: memorized, convergent, not rare or unmeasured, from
     its task's convergence null in its group (None for other pairs, or a report without the
     null)."""
-    if pair.get("tier") != "evidence":
+    null = pair_null(report, pair) if pair.get("tier") == "evidence" else None
+    if not null:
         return None
+    if null["memorized"]:
+        return "memorized"
+    if null["convergent"]:
+        return "convergent"
+    return "unmeasured" if null["missing"] else "not rare"
     key = (pair["model"], pair["temperature"], pair["prompt_set"])
     for g in report.groups:
         if (g["model"], g["temperature"], g["prompt_set"]) == key:

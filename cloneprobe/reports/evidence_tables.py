@@ -64,17 +64,14 @@ def convergence_lines(report: AuditReport) -> list[str]:
 def pair_convergence_lines(report: AuditReport, pair: dict) -> list[str]:
     """Beside a clone pair of a task with evidence: the rarity figure and the closest
     independent solutions of its task."""
+    from cloneprobe.audit.verdict_summary import pair_null
     from cloneprobe.evidence.panel.convergence import closest_text
 
-    for g in report.groups:
-        if (g["model"], g["temperature"], g["prompt_set"]) == (
-            pair["model"], pair["temperature"], pair["prompt_set"]
-        ):
-            null = (g.get("convergence") or {}).get(pair["task_id"])
-            if null:
-                return [f"same-task convergence: {null['figure']}"] + [
-                    "closest independent: " + c for c in closest_text(null)]  # fmt: skip
-    return []
+    null = pair_null(report, pair)
+    if not null:
+        return []
+    return [f"same-task convergence: {null['figure']}"] + [
+        "closest independent: " + c for c in closest_text(null)]  # fmt: skip
 
 
 def convergence_rule_line(report: AuditReport) -> str:
