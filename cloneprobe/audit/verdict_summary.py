@@ -165,15 +165,3 @@ def pair_standing(report: AuditReport, pair: Mapping) -> str | None:
     if null["convergent"]:
         return "convergent"
     return "unmeasured" if null["missing"] else "not rare"
-    key = (pair["model"], pair["temperature"], pair["prompt_set"])
-    for g in report.groups:
-        if (g["model"], g["temperature"], g["prompt_set"]) == key:
-            null = (g.get("convergence") or {}).get(pair["task_id"])
-            if not null:
-                return None
-            if null["memorized"]:
-                return "memorized"
-            if null["convergent"]:
-                return "convergent"
-            return "unmeasured" if null["missing"] else "not rare"
-    return None
