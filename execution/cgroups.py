@@ -19,12 +19,16 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
+import logging
 import os
+import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 _serial = itertools.count()
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -213,18 +217,48 @@ def _v1_limiter(mounts, groups) -> CgroupLimiter | None:
     return CgroupLimiter(1, tuple(dict.fromkeys(parents.values())))  # one folder a hierarchy
 
 
+PROBE_LIMIT = 32 << 20
+"""The memory limit of the group `find_limiter` tries, and four times it is what its child
+touches: a limit that holds ends the child well before."""
+
+
 @functools.cache
 def find_limiter() -> CgroupLimiter | None:
-    """The best way this machine offers to limit a whole sample, tried once (a group made and
-    removed); None where there is none."""
+    """The best way this machine offers to limit a whole sample, tried once: a group made,
+    a child put in it and seen ended by its memory limit, the group removed. None where there
+    is none (a group whose limit did not hold is not counted on)."""
     mounts, groups = _mounts(), _own_groups()
     for make in (_v2_limiter, _v1_limiter):
         limiter = make(mounts, groups)
         if limiter is None:
             continue
         try:
-            limiter.create(1 << 30, 16).remove()
+            group = limiter.create(PROBE_LIMIT, 16)
         except OSError:
             continue
-        return limiter
+        try:
+            held = _limit_holds(group)
+        finally:
+            group.remove()
+        if held:
+            return limiter
+        logger.warning(
+            "%s: a process in a group with a %d MiB memory limit touched %d MiB and was not "
+            "ended, so the sandbox does not count on control groups here.",
+            limiter.name, PROBE_LIMIT >> 20, (4 * PROBE_LIMIT) >> 20,
+        )
     return None
+
+
+def _limit_holds(group: Cgroup) -> bool:
+    """Whether a child in `group` that touches four times the group's limit is ended."""
+    probe = Path(__file__).with_name("cgroup_probe.py")
+    procs = [str(folder / "cgroup.procs") for folder in group.folders]
+    try:
+        child = subprocess.run(
+            [sys.executable, "-I", "-S", str(probe), str(4 * PROBE_LIMIT), *procs],
+            stdin=subprocess.DEVNULL, capture_output=True, timeout=60, check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return child.returncode != 0 and (child.returncode < 0 or group.out_of_memory())

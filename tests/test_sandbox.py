@@ -19,7 +19,7 @@ import pytest
 
 from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.execution import Execution, ExecutionStore, Limits, Sandbox, execute_samples
-from cloneprobe.execution.cgroups import find_limiter
+from cloneprobe.execution.cgroups import PROBE_LIMIT, _limit_holds, find_limiter
 from cloneprobe.execution.sandbox import best_isolation
 from cloneprobe.execution.wire import WireError, decode, encode_value
 
@@ -395,6 +395,20 @@ def test_a_control_group_limits_the_memory_of_all_the_samples_processes_together
     assert (per_process.reason, per_process.stdout) == ("passed", "2\n")
     assert grouped.isolation == best_isolation()  # no "+rlimits": a group was made
     assert grouped.stdout in ("0\n", "1\n") or grouped.reason.startswith("memory"), grouped
+
+
+@pytest.mark.skipif(find_limiter() is None, reason="no control group can be made here")
+def test_a_group_is_counted_on_only_once_its_memory_limit_was_seen_to_end_a_process():
+    """The check find_limiter makes: a child touching four times the probe's limit is ended
+    in a group limited to it, and not in one limited to far more (a limit that does not hold
+    looks like this, and the sandbox then records +rlimits)."""
+    limiter = find_limiter()
+    for limit, ended in ((PROBE_LIMIT, True), (16 * PROBE_LIMIT, False)):
+        group = limiter.create(limit, 16)
+        try:
+            assert _limit_holds(group) is ended, limit
+        finally:
+            group.remove()
 
 
 def test_runs_go_on_after_the_fork_server_was_killed():
