@@ -7,7 +7,6 @@ exit 0 says the group took the process but not its memory, so the tool does not 
 """
 
 import mmap
-import os
 import sys
 
 
