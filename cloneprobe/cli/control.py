@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..errors import UserError
-from ..settings import DEFAULT_DOSES, ControlSettings
+from ..settings import ANSWER_ROOM, DEFAULT_DOSES, ControlSettings
 from ..signals.registry import signals_help
 from .checks import TEMPERATURE, CheckedPath
 from .options import benchmark_option, config_option, meaning
@@ -63,9 +63,10 @@ def _doses(values: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
 @click.option("--temperature", type=TEMPERATURE, default=CONTROL.temperature,
               show_default=True,
               help=meaning("--temperature", "."))  # fmt: skip
-@click.option("--max-new-tokens", type=click.IntRange(min=1), default=CONTROL.max_new_tokens,
-              show_default=True,
-              help=meaning("--max-new-tokens", "."))  # fmt: skip
+@click.option("--max-new-tokens", type=click.IntRange(min=1), default=None,
+              help=meaning("--max-new-tokens", f" (default: fitted, the longest answer the "
+                           f"doses are taught plus {ANSWER_ROOM}: in chat mode the answer "
+                           "restates the prompt, and a shorter budget cuts the body)."))
 @click.option("--mode", type=click.Choice(["completion", "chat"]),
               help=meaning("--mode", " (default: chat when the model's tokenizer has a chat "
                            "template)."))  # fmt: skip
@@ -124,7 +125,8 @@ def control_command(**options) -> None:
         + ", ".join(f"{name} {epochs} epochs" for name, epochs in settings.doses)
         + f") on half of {tasks} tasks of {settings.benchmark} (seed {settings.seed})",
         f"{models} models x {tasks} tasks x {settings.n} samples, "
-        f"{settings.max_new_tokens} new tokens; signals {', '.join(settings.signals)}",
+        f"{settings.max_new_tokens or 'fitted'} new tokens; signals "
+        f"{', '.join(settings.signals)}",
         f"output: {settings.output} (its store is reused: a re-run resumes); the ETA of each "
         "step follows its measured rate",
     ])  # fmt: skip
