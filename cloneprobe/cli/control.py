@@ -122,7 +122,8 @@ def control_command(**options) -> None:
     models = 1 + len(settings.doses)
     print_plan(error_console(), "control", [
         f"{settings.model}: fine-tuned at {len(settings.doses)} doses ("
-        + ", ".join(f"{name} {epochs} epochs" for name, epochs in settings.doses)
+        + ", ".join(f"{name} {epochs} epoch{'s' * (epochs != 1)}"
+                    for name, epochs in settings.doses)
         + f") on half of {tasks} tasks of {settings.benchmark} (seed {settings.seed})",
         f"{models} models x {tasks} tasks x {settings.n} samples, "
         f"{settings.max_new_tokens or 'fitted'} new tokens; signals "
