@@ -19,6 +19,7 @@ def test_lists_sets_and_the_issue_kinds_touched():
     result = run()
     assert result.exit_code == 0
     assert "original" in result.output and "fixed" in result.output
+    assert "disguised" in result.output  # a built-in set `--prompts disguised` samples
     assert "incorrect input/output example" in result.output
 
 
@@ -27,6 +28,7 @@ def test_json_gives_variants_and_counts():
     assert [(s["name"], s["variants"]) for s in data["sets"]] == [
         ("original", {"original": 164}),
         ("fixed", {"fixed": 164}),
+        ("disguised", {"disguised": 164}),
     ]
 
 
