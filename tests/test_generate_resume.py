@@ -137,6 +137,23 @@ def test_generate_prints_planned_already_stored_and_generated_counts(tmp_path):
         "6",
     )
     assert (two["planned"], two["already stored"], two["generated"]) == ("6", "6", "0")
+    # the token column says which counts it adds: 6 samples of `return N` (2 words each)
+    assert one["tokens (prompt + completion)"].endswith(" + 12"), one
+
+
+def test_the_generation_tables_token_column_is_named_and_whole_at_80_columns(tmp_path):
+    """The column was headed "tokens" over cells like "1234+567": nothing said what the two
+    numbers count."""
+    with OpenAITestServer(counting_responder()) as server:
+        result = CliRunner().invoke(main, generate_args(server, tmp_path / "s.sqlite", "--limit",
+                                                        "2", "-n", "1"), env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    top = next(n for n, line in enumerate(lines) if line.startswith("┏"))
+    rule = next(n for n, line in enumerate(lines) if line.startswith("┡"))
+    header = " ".join(lines[top + 1:rule]).split()
+    assert {"tokens", "(prompt", "completion)"} <= set(header), header
+    assert all(len(line) <= 80 for line in lines), result.stdout
 
 
 def test_generate_sends_the_api_key_from_the_environment_and_never_stores_it(tmp_path):
