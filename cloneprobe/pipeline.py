@@ -23,7 +23,7 @@ from cloneprobe.audit.detection import CanonicalFragments, DetectionSettings
 from cloneprobe.audit.signal_table import signals_section, tasks_list
 from cloneprobe.audit.stream import audit_stream
 from cloneprobe.generation.selection import SampleSelection
-from cloneprobe.signals.flow import compute_signals, count_rows
+from cloneprobe.signals.flow import check_computed, compute_signals, count_rows
 
 from .audit.report import ReportBuilder
 from .benchmarks import (
@@ -458,11 +458,15 @@ def attach_signals(
                         f"{', '.join(sorted({s.model for s in samples}))}, scored per task, "
                         f"prompt set and temperature ({total:,} in all; scores already "
                         "stored are reused)"])  # fmt: skip
+    factory = ScorerFactory(options)
     with reporter.task("signals", total) as bar:
         rows = compute_signals(
             store, benchmark, sorted({s.model for s in samples}), prompt_sets, names,
-            ScorerFactory(options), bar.advance, settings.reference_model, samples,
+            factory, bar.advance, settings.reference_model, samples,
         )  # fmt: skip
+    warning = check_computed(rows, names, factory.failures)  # nothing computed: an error
+    if warning:
+        reporter.warn(warning)
     return report.with_sections(signals=signals_section(rows, names, settings.reference_model),
                                 tasks=tasks_list(rows, report))
 

@@ -641,13 +641,22 @@ def signal_settings(options: dict):
         if options.get("reference_model"):
             raise UserError("--reference-model compares likelihood signals: add --signals")
         return None
-    return SignalSettings(
+    settings = SignalSettings(
         names=parse_signal_names(spec),
         reference_model=options.get("reference_model"),
         base_url=options.get("base_url"),
         batch_size=options.get("score_batch_size") or SIGNALS.batch_size,
         timeout=options.get("timeout") or SIGNALS.timeout,
     )
+    if settings.reference_model is not None:  # refused now, not after the long work
+        import os
+
+        from ..signals.scoring import ScorerOptions, check_scorer_model
+
+        check_scorer_model("--reference-model", settings.reference_model, ScorerOptions(
+            base_url=settings.base_url, api_key=os.environ.get("OPENAI_API_KEY"),
+            timeout=settings.timeout))  # fmt: skip
+    return settings
 
 
 as_written_option = click.option(
