@@ -187,3 +187,32 @@ def test_bad_model_spec_exits_2_with_one_error_line(tmp_path):
     assert lines[0].startswith("error:") and "'gpt4'" in lines[0] and "openai:<model>" in lines[0]
     assert "Traceback" not in result.stderr and result.stdout == ""
     assert list(tmp_path.iterdir()) == []  # no store was created
+
+
+def test_a_rerun_with_every_sample_stored_does_not_load_the_local_model(tmp_path, model_path):
+    """A re-run whose samples were all in the store still loaded the local model (minutes for a
+    large one) to generate nothing. Its weights are removed after the first run: a re-run that
+    loaded them would fail."""
+    import shutil
+
+    model = tmp_path / "model"
+    shutil.copytree(model_path, model)
+    common = ["--model", f"hf:{model}", "--limit", "1", "-n", "2", "--max-new-tokens", "4",
+              "--prompts", "original", "--temperature", "0.2", "--store",
+              str(tmp_path / "s.sqlite")]  # fmt: skip
+    env = {"COLUMNS": "200", "HF_HUB_OFFLINE": "1"}
+    first = CliRunner().invoke(main, ["generate", *common], env=env)
+    assert first.exit_code == 0, first.output
+    assert "loading" in first.stderr
+    for weights in model.glob("*.safetensors"):
+        weights.unlink()
+    again = CliRunner().invoke(main, ["generate", *common], env=env)
+    assert again.exit_code == 0, again.output
+    assert "loading" not in again.stderr
+    row = summary_row(again.stdout)
+    assert (row["planned"], row["already stored"], row["generated"]) == ("2", "2", "0")
+    audit = CliRunner().invoke(main, ["audit", *common, "--json"], env=env)
+    assert audit.exit_code == 0, audit.output
+    # a sample more must be generated: the model is loaded, and its missing weights said
+    more = CliRunner().invoke(main, ["generate", *common, "-n", "3"], env=env)
+    assert more.exit_code == 2 and f"hf:{model}: cannot load a model" in more.stderr
