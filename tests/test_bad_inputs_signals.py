@@ -120,3 +120,11 @@ def test_a_reference_server_without_log_probs_is_refused_before_the_audit_genera
     assert "does not give prompt log-probs" in line, line
     assert set(asked) == {"ref"}  # only the capability check: no sample was generated
     assert not (tmp_path / "s.sqlite").exists()
+
+
+def test_likelihood_signals_of_imported_samples_of_no_model_spec_name_the_label(tmp_path):
+    """Samples imported as `--model m` cannot be scored: `--signals min_k` said nothing and
+    ended with exit code 0."""
+    line = one_error_line(run("signals", filled_store(tmp_path), "--signals", "min_k"))
+    assert "model 'm' (as the store names it) is not a model spec" in line, line
+    assert "--signals cdd,surface" in line, line

@@ -129,7 +129,12 @@ def make_scorer(model: str, options: ScorerOptions) -> CachingScorer:
     try:
         spec = parse_model_spec(model)
     except GenerationError as error:
-        raise SignalError(f"cannot score with {model!r}: {error}") from error
+        raise SignalError(
+            f"model {model!r} (as the store names it) is not a model spec cloneprobe can load "
+            "(openai:<model>, hf:<path>, embedded), so the likelihood signals cannot be "
+            "computed for it; ask its samples for --signals cdd,surface, or import them with "
+            "--model set to a model spec"
+        ) from error
     if spec.kind == "openai":
         from .openai_scorer import OpenAIScorer
 
