@@ -128,3 +128,20 @@ def test_likelihood_signals_of_imported_samples_of_no_model_spec_name_the_label(
     line = one_error_line(run("signals", filled_store(tmp_path), "--signals", "min_k"))
     assert "model 'm' (as the store names it) is not a model spec" in line, line
     assert "--signals cdd,surface" in line, line
+
+
+def test_an_audit_asking_only_for_log_prob_signals_of_a_server_without_them_stops_first(
+    tmp_path,
+):
+    """`audit --signals min_k` against such a server generated every sample and only then
+    found that the one signal asked for could not be computed."""
+    with OpenAITestServer(prompt_logprobs="none") as server:
+        line = one_error_line(run(
+            "audit", "--model", "openai:m", "--base-url", server.base_url, "--limit", "1",
+            "-n", "1", "--prompts", "original", "--signals", "min_k", "--store",
+            tmp_path / "s.sqlite"))  # fmt: skip
+        asked, url = [r["json"].get("echo") for r in server.requests], server.base_url
+    assert f"--signals min_k with --model 'openai:m': openai:m@{url}" in line, line
+    assert "does not give prompt log-probs" in line, line
+    assert len(asked) == 2 and asked[0] is True  # the capability check (echo, then vLLM's)
+    assert not (tmp_path / "s.sqlite").exists()  # nothing generated

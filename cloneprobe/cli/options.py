@@ -659,6 +659,25 @@ def signal_settings(options: dict):
     return settings
 
 
+def check_servers_score(settings, models: list[str]) -> None:
+    """Signals that all need log-probs, asked of a model a server is to generate with: the
+    server is asked for prompt log-probs before it generates (a server without them would
+    leave every signal asked n/a, found only after the generation)."""
+    import os
+
+    from ..signals.registry import get_signal
+    from ..signals.scoring import ScorerOptions, check_scorer_model
+
+    if settings is None or not all(get_signal(name).needs_scorer for name in settings.names):
+        return
+    options = ScorerOptions(base_url=settings.base_url, api_key=os.environ.get("OPENAI_API_KEY"),
+                            timeout=settings.timeout)  # fmt: skip
+    for model in models:
+        if model.strip().startswith("openai:"):
+            check_scorer_model(f"--signals {','.join(settings.names)} with --model", model,
+                               options)  # fmt: skip
+
+
 as_written_option = click.option(
     "--as-written", is_flag=True,
     help=meaning("--as-written", ": sample files scored exactly as given (prompt + completion, "
