@@ -112,7 +112,7 @@ def load_prompt_set(spec: str, benchmark: Benchmark) -> PromptSet:
         prompts = tuple(Prompt(r["task_id"], "fixed", r["prompt"]) for r in fixed_records())
         return PromptSet("fixed", "built-in", prompts)
     if spec == "disguised":
-        if benchmark.name != "humaneval":
+        if "disguised" not in benchmark.prompt_sets:
             raise BenchmarkError(
                 f"prompt set 'disguised' exists for HumanEval only, not for {benchmark.name!r}; "
                 "give a folder or JSONL of prompts instead"

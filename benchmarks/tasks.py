@@ -30,7 +30,8 @@ class Benchmark:
     name: str
     tasks: tuple[Task, ...]
     prompt_sets: tuple[str, ...] = ("original",)
-    """The prompt sets it ships (`original`: the tasks' own prompts; HumanEval adds `fixed`)."""
+    """The prompt sets it ships (`original`: the tasks' own prompts; HumanEval adds `fixed`
+    and `disguised`)."""
 
     def __iter__(self) -> Iterator[Task]:
         return iter(self.tasks)
@@ -61,7 +62,7 @@ def load_humaneval() -> Benchmark:
         )
         for p in problems.values()
     )
-    return Benchmark("humaneval", tasks, ("original", "fixed"))
+    return Benchmark("humaneval", tasks, ("original", "fixed", "disguised"))
 
 
 REQUIRED = ("task_id", "prompt", "canonical_solution", "entry_point")

@@ -23,7 +23,7 @@ from cloneprobe.audit.detection import CanonicalFragments, DetectionSettings
 from cloneprobe.audit.signal_table import signals_section, tasks_list
 from cloneprobe.audit.stream import audit_stream
 from cloneprobe.generation.selection import SampleSelection
-from cloneprobe.signals.flow import compute_signals, count_rows
+from cloneprobe.signals.flow import check_computed, compute_signals, count_rows
 
 from .audit.report import ReportBuilder
 from .benchmarks import (
@@ -55,7 +55,9 @@ from .generation import (
     parse_model_spec,
     run_plan,
 )
+from .generation.backends import local_sampling_defaults
 from .generation.history import seconds_per_sample
+from .generation.runner import stored_already
 from .generation.secrets import RedactingFilter, Redactor, redact_url, url_secrets
 from .reports.durations import estimate_text, measured_text
 from .settings import ExecutionSettings, GenerationSettings, SampleSource, SignalSettings
@@ -151,17 +153,29 @@ def _generate(settings, reporter, benchmark, prompt_sets, temperatures, task_ids
     summaries, keys = [], []
     with SampleStore(settings.store) as store:
         for spec in specs:
+
+            def plan_of(mode: str, dtype: str | None) -> Plan:
+                sampling = SamplingSettings(
+                    mode=settings.mode or mode,
+                    top_p=settings.top_p,
+                    max_new_tokens=settings.max_new_tokens,
+                    stop=settings.stops or HUMANEVAL_STOPS,
+                    seed=settings.seed,
+                    dtype=dtype,
+                )
+                return Plan(prompt_sets, benchmark, temperatures, settings.n, sampling, task_ids)
+
+            expected = local_sampling_defaults(spec, backend_options)
+            held = plan_of(*expected) if expected else None
+            if held and held.total and stored_already(spec.label, held, store):
+                # every sample is stored: a local model is not loaded (that can take minutes)
+                summaries.append(stored_summary(spec.label, held))
+                keys.append(held.settings.key)
+                continue
             with reporter.status(f"loading {spec.label} ..."):
                 backend = make_backend(spec, backend_options)
-            sampling = SamplingSettings(
-                mode=settings.mode or backend.default_mode,
-                top_p=settings.top_p,
-                max_new_tokens=settings.max_new_tokens,
-                stop=settings.stops or HUMANEVAL_STOPS,
-                seed=settings.seed,
-                dtype=getattr(backend, "dtype", None),
-            )
-            plan = Plan(prompt_sets, benchmark, temperatures, settings.n, sampling, task_ids)
+            plan = plan_of(backend.default_mode, getattr(backend, "dtype", None))
+            sampling = plan.settings
             if not plan.total:
                 raise GenerationError(
                     f"the plan holds no samples: prompt sets {settings.prompts!r} have no prompt "
@@ -200,6 +214,13 @@ def _generate(settings, reporter, benchmark, prompt_sets, temperatures, task_ids
                     f"{summary.first_error}); they are stored and retried by the next run"
                 )
     return Generated(summaries, keys)
+
+
+def stored_summary(model: str, plan: Plan) -> RunSummary:
+    """The summary of a plan the store already held in full (no run was started)."""
+    return RunSummary(model=model, run_id=0, planned=plan.total, already_stored=plan.total,
+                      generated=0, failed=0, prompt_tokens=0, completion_tokens=0, seconds=0.0,
+                      status="stored")  # fmt: skip
 
 
 def check_generated(summary: RunSummary, store: SampleStore) -> None:
@@ -458,11 +479,15 @@ def attach_signals(
                         f"{', '.join(sorted({s.model for s in samples}))}, scored per task, "
                         f"prompt set and temperature ({total:,} in all; scores already "
                         "stored are reused)"])  # fmt: skip
+    factory = ScorerFactory(options)
     with reporter.task("signals", total) as bar:
         rows = compute_signals(
             store, benchmark, sorted({s.model for s in samples}), prompt_sets, names,
-            ScorerFactory(options), bar.advance, settings.reference_model, samples,
+            factory, bar.advance, settings.reference_model, samples,
         )  # fmt: skip
+    warning = check_computed(rows, names, factory.failures)  # nothing computed: an error
+    if warning:
+        reporter.warn(warning)
     return report.with_sections(signals=signals_section(rows, names, settings.reference_model),
                                 tasks=tasks_list(rows, report))
 

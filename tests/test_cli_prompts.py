@@ -19,6 +19,7 @@ def test_lists_sets_and_the_issue_kinds_touched():
     result = run()
     assert result.exit_code == 0
     assert "original" in result.output and "fixed" in result.output
+    assert "disguised" in result.output  # a built-in set `--prompts disguised` samples
     assert "incorrect input/output example" in result.output
 
 
@@ -27,6 +28,7 @@ def test_json_gives_variants_and_counts():
     assert [(s["name"], s["variants"]) for s in data["sets"]] == [
         ("original", {"original": 164}),
         ("fixed", {"fixed": 164}),
+        ("disguised", {"disguised": 164}),
     ]
 
 
@@ -77,3 +79,30 @@ def test_diff_names_a_one_line_change_as_one_line_in_reading_order():
     starts = [int(line.split("(line")[1].split(")")[0].lstrip("s ").split("-")[0])
               for line in reasons]  # fmt: skip
     assert starts == sorted(starts), reasons
+
+
+def test_a_diff_line_wider_than_the_console_keeps_its_marker_on_every_row():
+    """At 80 columns HumanEval/116's long removed and added lines wrapped with their rest on an
+    unmarked row ("to", "ascending order."), which read as an unchanged line when piped."""
+    import difflib
+
+    from cloneprobe.reports.prompts_text import CONTINUED
+
+    result = CliRunner().invoke(main, ["prompts", "--diff", "116"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    rows = result.stdout.splitlines()
+    assert all(len(row) <= 80 for row in rows), result.stdout
+    rebuilt: list[str] = []
+    for row in rows:
+        if row[1:].startswith(CONTINUED):
+            assert rebuilt and rebuilt[-1][:1] == row[:1], row  # the marker of its line
+            rebuilt[-1] += " " + row[1 + len(CONTINUED):]
+        else:
+            rebuilt.append(row)
+    fixed = next(r["prompt"] for r in fixed_records() if r["task_id"] == "HumanEval/116")
+    original = load_humaneval().get("HumanEval/116").prompt
+    expected = list(difflib.unified_diff(original.splitlines(), fixed.splitlines(), "original",
+                                         "fixed", lineterm="", n=2))  # fmt: skip
+    assert any(len(line) > 80 for line in expected)  # the case needs a line to wrap
+    squeeze = lambda line: line[:1] + " ".join(line[1:].split())  # noqa: E731
+    assert [squeeze(x) for x in expected] == [squeeze(x) for x in rebuilt[1:len(expected) + 1]]

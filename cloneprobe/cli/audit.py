@@ -9,6 +9,7 @@ import click
 from .options import (
     as_written_option,
     audit_signal_options,
+    check_servers_score,
     config_option,
     detection_settings,
     detector_options,
@@ -77,6 +78,7 @@ def audit_command(**options) -> None:
     settings = generation_settings(options)
     detection = detection_settings(options)
     signals = signal_settings(options)
+    check_servers_score(signals, list(settings.models))
     reporter = progress_reporter()
     print_plan(error_console(), "audit", generation_plan_lines(settings, scope, reporter))
     generated = generate(settings, reporter)

@@ -398,17 +398,24 @@ def emit_report(report: AuditReport, options: dict) -> None:
         )  # fmt: skip
 
 
+TOKENS_HEADER = "tokens (prompt + completion)"
+"""The Generation table's token column: the two counts its cells add (words no longer than
+`HEADER_WORD`, so the header stays whole at 80 columns)."""
+
+
 def generation_table(summaries):
-    """Per model: samples planned, already stored, generated, failed, tokens, time."""
+    """Per model: samples planned, already stored, generated, failed, tokens (of the prompts
+    and of the completions, as the backend counted them), time."""
     from rich.table import Table
 
     table = Table(title="Generation", title_justify="left")
-    for column in ("model", "planned", "already stored", "generated", "failed", "tokens", "time"):
+    for column in ("model", "planned", "already stored", "generated", "failed",
+                   TOKENS_HEADER, "time"):  # fmt: skip
         table.add_column(column, justify="left" if column == "model" else "right")
     for s in summaries:
         table.add_row(
             terminal_text(s.model), str(s.planned), str(s.already_stored), str(s.generated),
-            str(s.failed), f"{s.prompt_tokens}+{s.completion_tokens}", f"{s.seconds:.1f} s",
+            str(s.failed), f"{s.prompt_tokens} + {s.completion_tokens}", f"{s.seconds:.1f} s",
         )  # fmt: skip
     return table
 

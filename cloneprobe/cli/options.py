@@ -641,13 +641,41 @@ def signal_settings(options: dict):
         if options.get("reference_model"):
             raise UserError("--reference-model compares likelihood signals: add --signals")
         return None
-    return SignalSettings(
+    settings = SignalSettings(
         names=parse_signal_names(spec),
         reference_model=options.get("reference_model"),
         base_url=options.get("base_url"),
         batch_size=options.get("score_batch_size") or SIGNALS.batch_size,
         timeout=options.get("timeout") or SIGNALS.timeout,
     )
+    if settings.reference_model is not None:  # refused now, not after the long work
+        import os
+
+        from ..signals.scoring import ScorerOptions, check_scorer_model
+
+        check_scorer_model("--reference-model", settings.reference_model, ScorerOptions(
+            base_url=settings.base_url, api_key=os.environ.get("OPENAI_API_KEY"),
+            timeout=settings.timeout))  # fmt: skip
+    return settings
+
+
+def check_servers_score(settings, models: list[str]) -> None:
+    """Signals that all need log-probs, asked of a model a server is to generate with: the
+    server is asked for prompt log-probs before it generates (a server without them would
+    leave every signal asked n/a, found only after the generation)."""
+    import os
+
+    from ..signals.registry import get_signal
+    from ..signals.scoring import ScorerOptions, check_scorer_model
+
+    if settings is None or not all(get_signal(name).needs_scorer for name in settings.names):
+        return
+    options = ScorerOptions(base_url=settings.base_url, api_key=os.environ.get("OPENAI_API_KEY"),
+                            timeout=settings.timeout)  # fmt: skip
+    for model in models:
+        if model.strip().startswith("openai:"):
+            check_scorer_model(f"--signals {','.join(settings.names)} with --model", model,
+                               options)  # fmt: skip
 
 
 as_written_option = click.option(

@@ -10,6 +10,7 @@ from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.audit.verdict_summary import pair_standing
 from cloneprobe.reports.align import align_lines, shape_of
 from cloneprobe.reports.safe_text import terminal_text
+from cloneprobe.reports.side_rows import side_by_side_table
 
 from . import evidence_tables as ev
 from .summary_lines import summary_lines
@@ -94,16 +95,13 @@ def print_report(report: AuditReport, console: Console, evidence: bool = False) 
                 console.print(terminal_text(reason), highlight=False, soft_wrap=True)
                 for line in ev.pair_convergence_lines(report, pair):
                     console.print(terminal_text(line), highlight=False, soft_wrap=True)
-            side = Table(show_header=True)
             code = pair.get("code")  # the code as written (a report before it: compared lines)
             shown = "" if code else " (as compared)"
-            side.add_column(f"canonical{shown}", overflow="fold")
-            side.add_column(f"sample{shown}", overflow="fold")
             left, right = (code or pair["compared"])["canonical"], (code or pair["compared"])[
                 "sample"]
-            for same, a, b in align_lines(left, right, shape_of if code else None):
-                side.add_row(terminal_text(a), terminal_text(b), style=None if same else "yellow")
-            console.print(side)
+            aligned = align_lines(left, right, shape_of if code else None)
+            console.print(side_by_side_table(aligned, (f"canonical{shown}", f"sample{shown}"),
+                                             console.width, ("yellow",) * 3))  # fmt: skip
 
 
 def print_table(console: Console, title: str, header: list[str], rows: list[list[str]]) -> None:
