@@ -321,3 +321,16 @@ def test_a_kept_comment_of_the_canonical_is_evidence(tmp_path):
     assert kept["evidence_tier"] == "evidence"
     assert kept["evidence_reasons"] == ["repeats 1 of the canonical's comments"]
     assert dropped["evidence_tier"] == "similar"
+
+
+def test_a_near_copy_of_a_canonical_with_one_own_name_says_so_and_names_it(tmp_path):
+    # HumanEval/12's canonical has one name of its own, `maxlen`: a near copy keeping it is
+    # no evidence (two are needed to tell a copy), and the reason names it instead of saying
+    # the canonical has none
+    near = canonical(12).replace("for s in strings:", "for s in list(strings):")
+    report = detect(tmp_path, [{"task_id": "HumanEval/12", "completion": near}])
+    sample = report["samples"][0]
+    assert sample["clone_type"] == 3 and sample["evidence_tier"] == "similar"
+    reasons = " ".join(sample["evidence_reasons"])
+    assert "only 1 name or literal of its own (maxlen; 2 needed" in reasons, reasons
+    assert "no names or literals of its own" not in reasons
