@@ -112,7 +112,7 @@ def load_prompt_set(spec: str, benchmark: Benchmark) -> PromptSet:
         prompts = tuple(Prompt(r["task_id"], "fixed", r["prompt"]) for r in fixed_records())
         return PromptSet("fixed", "built-in", prompts)
     if spec == "disguised":
-        if benchmark.name != "humaneval":
+        if "disguised" not in benchmark.prompt_sets:
             raise BenchmarkError(
                 f"prompt set 'disguised' exists for HumanEval only, not for {benchmark.name!r}; "
                 "give a folder or JSONL of prompts instead"
@@ -133,7 +133,7 @@ def load_prompt_set(spec: str, benchmark: Benchmark) -> PromptSet:
 
 def load_prompt_sets(specs: str, benchmark: Benchmark) -> list[PromptSet]:
     """Comma-separated prompt sets, e.g. `original,fixed` or `original,prompts/fixed.jsonl`."""
-    names = [s.strip() for s in specs.split(",") if s.strip()]
+    names = list(dict.fromkeys(s.strip() for s in specs.split(",") if s.strip()))
     if not names:
         raise BenchmarkError("no prompt set given: use e.g. --prompts original,fixed")
     return [load_prompt_set(name, benchmark) for name in names]
@@ -162,7 +162,8 @@ def _task_for_index(index: int, benchmark: Benchmark, where: Path) -> Task:
     if task is None:
         raise BenchmarkError(
             f"{where}: index {index} names no task of {benchmark.name} "
-            f"({prefix}/0..{prefix}/{len(benchmark) - 1})"
+            f"({prefix}/0..{prefix}/{len(benchmark) - 1}); rename or remove the file, or give "
+            "the --benchmark it belongs to"
         )
     return task
 
@@ -192,7 +193,8 @@ def _load_study_folder(path: Path, benchmark: Benchmark) -> PromptSet:
         )
     if not prompts:
         raise BenchmarkError(
-            f"{path}: no prompt files named <index>.py, <index>_all.py or <index>_P<k>.py"
+            f"{path}: no prompt files named <index>.py, <index>_all.py or <index>_P<k>.py; "
+            "give a folder in that layout, or a JSONL of task_id and prompt"
         )
     order = {t.task_id: i for i, t in enumerate(benchmark)}
     prompts.sort(key=lambda p: (order[p.task_id], _variant_order(p.variant)))
@@ -213,7 +215,8 @@ def _load_prompt_jsonl(path: Path, benchmark: Benchmark) -> PromptSet:
         where = f"{path}:{number}"
         task_id, text = record.get("task_id"), record.get("prompt")
         if not isinstance(task_id, str) or not isinstance(text, str):
-            raise BenchmarkError(f"{where}: each line needs string fields task_id and prompt")
+            raise BenchmarkError(f"{where}: each line needs string fields task_id and prompt; "
+                                 "give both as text")  # fmt: skip
         task = benchmark.get(task_id)
         if task is None:
             raise BenchmarkError(f"{where}: task_id {task_id!r} is not a task of {benchmark.name}")

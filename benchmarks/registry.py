@@ -48,11 +48,19 @@ def benchmark_choices() -> str:
 def load_benchmark(spec: str | None = None) -> Benchmark:
     """A built-in benchmark by name (the default: humaneval), or the path of a benchmark JSONL
     (task_id, prompt, canonical_solution, entry_point[, test, language])."""
-    name = DEFAULT_BENCHMARK if spec in (None, "") else str(spec)
+    name = DEFAULT_BENCHMARK if spec is None else str(spec)
     entry = BENCHMARKS.get(name.strip().lower())
     if entry is not None:
         return entry.load()
+    if not name.strip():
+        raise BenchmarkError(f"--benchmark {name!r} is an empty name; give "
+                             f"{', '.join(BENCHMARKS)} or the path of a benchmark JSONL file")
     path = Path(name)
+    if path.exists() and not path.is_dir() and not path.is_file():
+        raise BenchmarkError(
+            f"--benchmark {name!r}: is a FIFO, device or socket, not a file; save the benchmark "
+            "to a JSONL file and give that"
+        )
     if path.is_dir():
         raise BenchmarkError(
             f"--benchmark {name!r}: is a folder; give {', '.join(BENCHMARKS)} or the path of a "

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 from .errors import BenchmarkError
 from .tasks import Benchmark
+
+
+def task_order(task_id: str) -> tuple:
+    """A sort key that puts `HumanEval/4` before `HumanEval/12`: digits compared as numbers."""
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", task_id))
 
 
 def id_prefix(benchmark: Benchmark) -> str:

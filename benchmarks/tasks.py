@@ -30,7 +30,8 @@ class Benchmark:
     name: str
     tasks: tuple[Task, ...]
     prompt_sets: tuple[str, ...] = ("original",)
-    """The prompt sets it ships (`original`: the tasks' own prompts; HumanEval adds `fixed`)."""
+    """The prompt sets it ships (`original`: the tasks' own prompts; HumanEval adds `fixed`
+    and `disguised`)."""
 
     def __iter__(self) -> Iterator[Task]:
         return iter(self.tasks)
@@ -61,7 +62,7 @@ def load_humaneval() -> Benchmark:
         )
         for p in problems.values()
     )
-    return Benchmark("humaneval", tasks, ("original", "fixed"))
+    return Benchmark("humaneval", tasks, ("original", "fixed", "disguised"))
 
 
 REQUIRED = ("task_id", "prompt", "canonical_solution", "entry_point")
@@ -85,7 +86,8 @@ def load_benchmark_jsonl(path: Path) -> Benchmark:
             known = ", ".join(LANGUAGES)
             raise BenchmarkError(f"{where}: language {language!r} is not supported; use {known}")
         if not isinstance(record.get("test", ""), (str, type(None))):
-            raise BenchmarkError(f"{where}: `test` must be a string of test code")
+            raise BenchmarkError(f"{where}: `test` must be a string of test code; give the "
+                                 "tests as text, or drop the key")  # fmt: skip
         if record["task_id"] in seen:
             raise BenchmarkError(
                 f"{where}: task_id {record['task_id']!r} appears twice; give each task its own id"

@@ -22,12 +22,21 @@ def atomic_text_file(path: Path, errors: str = "strict") -> Iterator[TextIO]:
     path = Path(path)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        # mkstemp makes the file private (0600); give it the mode open() would have given
+        os.chmod(temporary, 0o666 & ~_umask())
         with os.fdopen(handle, "w", encoding="utf-8", errors=errors) as out:
             yield out
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    """The process's umask (read by setting it and putting it back)."""
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
 
 
 def write_atomically(path: Path, text: str | Iterable[str], errors: str = "strict") -> None:

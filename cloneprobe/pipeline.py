@@ -13,16 +13,17 @@ import logging
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from cloneprobe.audit.ahead import detect_while
 from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.audit.detection import CanonicalFragments, DetectionSettings
 from cloneprobe.audit.signal_table import signals_section, tasks_list
 from cloneprobe.audit.stream import audit_stream
 from cloneprobe.generation.selection import SampleSelection
-from cloneprobe.signals.flow import compute_signals, count_rows
+from cloneprobe.signals.flow import check_computed, compute_signals, count_rows
 
 from .audit.report import ReportBuilder
 from .benchmarks import (
@@ -54,11 +55,15 @@ from .generation import (
     parse_model_spec,
     run_plan,
 )
+from .generation.backends import local_sampling_defaults
+from .generation.history import seconds_per_sample
+from .generation.runner import stored_already
 from .generation.secrets import RedactingFilter, Redactor, redact_url, url_secrets
-from .reports.durations import estimate_text
+from .reports.durations import estimate_text, measured_text
 from .settings import ExecutionSettings, GenerationSettings, SampleSource, SignalSettings
 from .signals.registry import parse_signal_names
 from .signals.scoring import ScorerFactory, ScorerOptions
+from .warmup import WarmUp, first_wave
 
 log = logging.getLogger(__name__)
 
@@ -148,27 +153,45 @@ def _generate(settings, reporter, benchmark, prompt_sets, temperatures, task_ids
     summaries, keys = [], []
     with SampleStore(settings.store) as store:
         for spec in specs:
+
+            def plan_of(mode: str, dtype: str | None) -> Plan:
+                sampling = SamplingSettings(
+                    mode=settings.mode or mode,
+                    top_p=settings.top_p,
+                    max_new_tokens=settings.max_new_tokens,
+                    stop=settings.stops or HUMANEVAL_STOPS,
+                    seed=settings.seed,
+                    dtype=dtype,
+                )
+                return Plan(prompt_sets, benchmark, temperatures, settings.n, sampling, task_ids)
+
+            expected = local_sampling_defaults(spec, backend_options)
+            held = plan_of(*expected) if expected else None
+            if held and held.total and stored_already(spec.label, held, store):
+                # every sample is stored: a local model is not loaded (that can take minutes)
+                summaries.append(stored_summary(spec.label, held))
+                keys.append(held.settings.key)
+                continue
             with reporter.status(f"loading {spec.label} ..."):
                 backend = make_backend(spec, backend_options)
-            sampling = SamplingSettings(
-                mode=settings.mode or backend.default_mode,
-                top_p=settings.top_p,
-                max_new_tokens=settings.max_new_tokens,
-                stop=settings.stops or HUMANEVAL_STOPS,
-                seed=settings.seed,
-                dtype=getattr(backend, "dtype", None),
-            )
-            plan = Plan(prompt_sets, benchmark, temperatures, settings.n, sampling, task_ids)
+            plan = plan_of(backend.default_mode, getattr(backend, "dtype", None))
+            sampling = plan.settings
             if not plan.total:
                 raise GenerationError(
                     f"the plan holds no samples: prompt sets {settings.prompts!r} have no prompt "
                     "for the selected tasks; check --prompts and --tasks/--limit"
                 )
             keys.append(sampling.key)
+            unknown = seconds_per_sample(settings.store, spec.label, settings.max_new_tokens)
+            warm = WarmUp(first_wave(backend, settings.n)) if unknown is None else None
             with reporter.task(spec.label, plan.total) as bar:
 
-                def update(already: int, ok: int, failed: int, bar=bar) -> None:
+                def update(already: int, ok: int, failed: int, bar=bar, warm=warm,
+                           total=plan.total, label=spec.label) -> None:  # fmt: skip
                     bar.update(already + ok + failed, failed=failed, made=ok + failed)
+                    measured = warm.measure(already, total, ok) if warm else None
+                    if measured:
+                        reporter.plan([measured_text(label, *astuple(measured))])
 
                 try:
                     summary = run_plan(
@@ -191,6 +214,13 @@ def _generate(settings, reporter, benchmark, prompt_sets, temperatures, task_ids
                     f"{summary.first_error}); they are stored and retried by the next run"
                 )
     return Generated(summaries, keys)
+
+
+def stored_summary(model: str, plan: Plan) -> RunSummary:
+    """The summary of a plan the store already held in full (no run was started)."""
+    return RunSummary(model=model, run_id=0, planned=plan.total, already_stored=plan.total,
+                      generated=0, failed=0, prompt_tokens=0, completion_tokens=0, seconds=0.0,
+                      status="stored")  # fmt: skip
 
 
 def check_generated(summary: RunSummary, store: SampleStore) -> None:
@@ -321,6 +351,21 @@ def _executable(benchmark: Benchmark, task_id: str) -> bool:
     return task is not None and bool(task.test) and task.language == "python"
 
 
+def _unmatched(samples: SampleSelection) -> str:
+    """Why a selection is empty: the --model or --prompts given that the store does not hold
+    (naming what it holds), else that nothing is stored without error."""
+    rows = samples.store.db.execute(
+        "SELECT DISTINCT model, prompt_set FROM samples WHERE error IS NULL").fetchall()
+    for flag, wanted, held in (("--model", samples.models, {r[0] for r in rows}),
+                               ("--prompts", samples.prompt_sets, {r[1] for r in rows})):
+        missing = [name for name in wanted if name not in held]
+        if missing and held:
+            return (f": {flag} {', '.join(missing)} matches nothing stored (it holds "
+                    f"{', '.join(sorted(held))}); give one of those")  # fmt: skip
+    return (" (none stored without error matches); generate or import samples first, or "
+            "check --model/--prompts")
+
+
 def detect_and_report(
     store: SampleStore,
     benchmark: Benchmark,
@@ -334,16 +379,15 @@ def detect_and_report(
     report; no sample to report on is an error."""
     total = samples.count()
     if not total:
-        raise UserError(
-            f"{store.path}: no samples to report on (none stored without error matches); "
-            "generate or import samples first, or check --model/--prompts"
-        )
+        raise UserError(f"{store.path}: no samples to report on{_unmatched(samples)}")
     announce(reporter, _judging_plan(store, total, execution))
+    canonicals = CanonicalFragments(benchmark)
+    view = None
     if execution is not None:
-        execute(store, benchmark, samples, execution, reporter, required_execution)
+        view = execute_and_detect_ahead(store, benchmark, settings, samples, canonicals,
+                                        execution, reporter, required_execution)  # fmt: skip
     with reporter.task("detecting", total) as bar:
-        canonicals = CanonicalFragments(benchmark)
-        view = StreamedEvidence(canonicals, settings, samples)
+        view = view or StreamedEvidence(canonicals, settings, samples)
         builder = ReportBuilder(settings, canonicals, view=view)
         report = audit_stream(store, benchmark, settings, samples, builder, progress=bar.advance)
     if not report.groups:
@@ -353,6 +397,25 @@ def detect_and_report(
             "--benchmark the samples answer"
         )
     return report
+
+
+def execute_and_detect_ahead(
+    store: SampleStore,
+    benchmark: Benchmark,
+    settings: DetectionSettings,
+    samples: SampleSelection,
+    canonicals: CanonicalFragments,
+    execution: ExecutionSettings,
+    reporter: Reporter,
+    required: bool = False,
+    ahead: bool | None = None,
+) -> StreamedEvidence | None:
+    """Execute the samples, detecting ahead meanwhile where a core is idle (`audit.ahead`):
+    the evidence's view, or None when the caller is to build it."""
+    return detect_while(
+        lambda: execute(store, benchmark, samples, execution, reporter, required),
+        store, benchmark, settings, samples, canonicals, ahead,
+    )  # fmt: skip
 
 
 def announce(reporter: Reporter, lines: list[str]) -> None:
@@ -412,14 +475,19 @@ def attach_signals(
         timeout=settings.timeout,
     )  # fmt: skip
     total = count_rows(samples, prompt_sets, benchmark)
-    announce(reporter, [f"signals {', '.join(names)} on {total:,} tasks' samples of "
-                        f"{', '.join(sorted({s.model for s in samples}))} (scores already "
+    announce(reporter, [f"signals {', '.join(names)} on {len(samples):,} samples of "
+                        f"{', '.join(sorted({s.model for s in samples}))}, scored per task, "
+                        f"prompt set and temperature ({total:,} in all; scores already "
                         "stored are reused)"])  # fmt: skip
+    factory = ScorerFactory(options)
     with reporter.task("signals", total) as bar:
         rows = compute_signals(
             store, benchmark, sorted({s.model for s in samples}), prompt_sets, names,
-            ScorerFactory(options), bar.advance, settings.reference_model, samples,
+            factory, bar.advance, settings.reference_model, samples,
         )  # fmt: skip
+    warning = check_computed(rows, names, factory.failures)  # nothing computed: an error
+    if warning:
+        reporter.warn(warning)
     return report.with_sections(signals=signals_section(rows, names, settings.reference_model),
                                 tasks=tasks_list(rows, report))
 

@@ -62,12 +62,16 @@ class ExecutionSettings:
     workers: int = 2
     timeout: float = 10.0
     """Wall-clock seconds per sample's tests."""
+    cpu_seconds: int | None = None
+    """CPU seconds of a whole sample (all its processes together) and of each of its
+    processes; None: the timeout rounded up, at least 10."""
 
     @property
     def limits(self) -> Limits:
         from .execution import Limits  # on first use: --help reads these defaults fast
 
-        return Limits(timeout=self.timeout, cpu_seconds=max(10, math.ceil(self.timeout)))
+        cpu = self.cpu_seconds or max(10, math.ceil(self.timeout))
+        return Limits(timeout=self.timeout, cpu_seconds=cpu)
 
 
 @dataclass(frozen=True)
@@ -130,6 +134,8 @@ class FineTuneSettings:
 
 
 DEFAULT_DOSES = (("light", 1), ("heavy", 8))
+ANSWER_ROOM = 16
+"""Tokens a fitted control budget leaves beyond the longest taught answer."""
 
 
 @dataclass(frozen=True)
@@ -146,7 +152,10 @@ class ControlSettings:
     finetune: FineTuneSettings = field(default_factory=FineTuneSettings)
     n: int = 2
     temperature: float = 0.8
-    max_new_tokens: int = 160
+    max_new_tokens: int | None = None
+    """Tokens per sample at most; None: fitted, the longest answer the doses are taught plus
+    `ANSWER_ROOM` (in chat mode the answer restates the prompt, so a fixed budget would cut
+    most bodies and measure the budget, not the detector)."""
     mode: str | None = None
     """chat or completion; None: chat when the tokenizer has a chat template."""
     signals: tuple[str, ...] = ()

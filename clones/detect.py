@@ -44,8 +44,8 @@ class DetectorConfig:
             raise ConfigError("no clone type to run: give at least one --type")
         if self.min_size < 0 or self.max_size < max(self.min_size, 1):
             raise ConfigError(
-                f"size limits {self.min_size}..{self.max_size} lines are empty: "
-                "--min-lines must be at least 0 and at most --max-lines"
+                f"--min-lines {self.min_size} --max-lines {self.max_size}: no fragment size "
+                "fits between them; give a --min-lines of at least 0 and at most --max-lines"
             )
         if self.token_floor < 0:
             raise ConfigError(f"--min-tokens {self.token_floor}: must be 0 or more")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Literal
@@ -117,7 +118,13 @@ class FragmentExtractor:
         if body is None or body.type not in self.spec.block_types:
             return None  # abstract and interface methods: no body, no fragment
         tail = self.tail(node) if self.source_rules is not None else []
-        lines, body_start = self.print_lines(node, tail=tail, data=data)
+        try:
+            lines, body_start = self.print_lines(node, tail=tail, data=data)
+        except RecursionError:  # thousands of nested brackets: no program Python would take
+            logging.getLogger(__name__).warning(
+                "%s:%d: a function nested too deeply to compare; left out",
+                source.name, node.start_point.row + 1)  # fmt: skip
+            return None
         name_node = node.child_by_field_name("name")
         return Fragment(
             file=source.name,

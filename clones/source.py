@@ -64,7 +64,13 @@ def collect_sources(path: Path, spec: LanguageSpec) -> list[SourceFile]:
     Names are relative to the folder, so a report reads `task_12/sample_3.py:4-17`.
     """
     if not path.exists():
-        raise InputPathError(f"{path}: no such file or folder")
+        if path.is_symlink():
+            raise InputPathError(f"{path}: a symbolic link that leads nowhere (a loop or a "
+                                 "missing target); give a source file or folder")  # fmt: skip
+        raise InputPathError(f"{path}: no such file or folder; check the path")
+    if not path.is_file() and not path.is_dir():
+        raise InputPathError(f"{path}: is a FIFO, device or socket, not a source file or "
+                             "folder; save the code to a file and give that")  # fmt: skip
     if path.is_file():
         return [read_source(path)]
     files = sorted(p for ext in spec.extensions for p in path.rglob(f"*{ext}") if p.is_file())

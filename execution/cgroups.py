@@ -3,7 +3,9 @@
 Used by the tool's side of the sandbox (`sandbox.py`); the fork server's child writes itself
 into its group's `cgroup.procs` before it forks anything (`fork_server.start_run`), so the
 harness, the sample and everything the sample forks count against one memory limit (memfds
-and tmpfs pages included: the kernel charges them to the group) and one process limit.
+and tmpfs pages included: the kernel charges them to the group) and one process limit, and
+their CPU time is counted together (v2's `cpu.stat`, or v1's `cpuacct.usage` where that
+hierarchy is writable), which the tool reads during the run to end a sample over its budget.
 
 Where: cgroup v2 when the tool's own group has the memory and pids controllers delegated to
 its children (or is the root of the hierarchy, as root); otherwise cgroup v1's memory and pids
@@ -17,12 +19,16 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
+import logging
 import os
+import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 _serial = itertools.count()
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -33,6 +39,26 @@ class Cgroup:
     folders: tuple[Path, ...]
     memory: Path
     version: int
+    cpu: Path | None = None
+    """The file counting the CPU time of the group's processes together (v2: `cpu.stat`, v1:
+    `cpuacct.usage`); None where no group can count it (v1 without a writable cpuacct)."""
+
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds the group's processes have used together, dead ones included (None: not
+        counted here, or unreadable)."""
+        if self.cpu is None:
+            return None
+        try:
+            text = self.cpu.read_text()
+        except OSError:
+            return None
+        if self.version == 1:
+            return int(text) / 1e9 if text.strip().isdigit() else None
+        for line in text.splitlines():
+            name, _, value = line.partition(" ")
+            if name == "usage_usec" and value.strip().isdigit():
+                return int(value) / 1e6
+        return None
 
     def out_of_memory(self) -> bool:
         name = "memory.events" if self.version == 2 else "memory.oom_control"
@@ -102,12 +128,16 @@ class CgroupLimiter:
                 _write(group / "memory.max", memory_bytes)
                 _write(group / "memory.swap.max", 0, optional=True)
                 _write(group / "pids.max", processes)
-                return Cgroup(folders, group, 2)
-            memory, pids = folders
+                return Cgroup(folders, group, 2, group / "cpu.stat")
+            # hierarchies may be mounted together: each file in whichever folder has it
+            memory = next(f for f in folders if (f / "memory.limit_in_bytes").exists())
+            pids = next(f for f in folders if (f / "pids.max").exists())
+            cpu = next((f / "cpuacct.usage" for f in folders if (f / "cpuacct.usage").exists()),
+                       None)  # fmt: skip
             _write(memory / "memory.limit_in_bytes", memory_bytes)
             _write(memory / "memory.memsw.limit_in_bytes", memory_bytes, optional=True)
             _write(pids / "pids.max", processes)
-            return Cgroup(folders, memory, 1)
+            return Cgroup(folders, memory, 1, cpu)
         except BaseException:  # no half-made group left on the host (empty: rmdir takes it)
             for folder in reversed(made):
                 with contextlib.suppress(OSError):
@@ -172,29 +202,63 @@ def _v2_limiter(mounts, groups) -> CgroupLimiter | None:
 
 
 def _v1_limiter(mounts, groups) -> CgroupLimiter | None:
-    parents = []
-    for controller in ("memory", "pids"):
+    """The memory and pids hierarchies (both needed), and cpuacct's where it is writable (the
+    CPU time of the whole sample; without it, CPU is limited per process only)."""
+    parents = {}
+    for controller in ("memory", "pids", "cpuacct"):
         for point, kind, options in mounts:
             if kind == "cgroup" and controller in options and controller in groups:
                 parent = Path(point + groups[controller].rstrip("/"))
                 if os.access(parent, os.W_OK) and (parent / "cgroup.procs").exists():
-                    parents.append(parent)
+                    parents[controller] = parent
                     break
-    return CgroupLimiter(1, tuple(parents)) if len(parents) == 2 else None
+    if "memory" not in parents or "pids" not in parents:
+        return None
+    return CgroupLimiter(1, tuple(dict.fromkeys(parents.values())))  # one folder a hierarchy
+
+
+PROBE_LIMIT = 32 << 20
+"""The memory limit of the group `find_limiter` tries, and four times it is what its child
+touches: a limit that holds ends the child well before."""
 
 
 @functools.cache
 def find_limiter() -> CgroupLimiter | None:
-    """The best way this machine offers to limit a whole sample, tried once (a group made and
-    removed); None where there is none."""
+    """The best way this machine offers to limit a whole sample, tried once: a group made,
+    a child put in it and seen ended by its memory limit, the group removed. None where there
+    is none (a group whose limit did not hold is not counted on)."""
     mounts, groups = _mounts(), _own_groups()
     for make in (_v2_limiter, _v1_limiter):
         limiter = make(mounts, groups)
         if limiter is None:
             continue
         try:
-            limiter.create(1 << 30, 16).remove()
+            group = limiter.create(PROBE_LIMIT, 16)
         except OSError:
             continue
-        return limiter
+        try:
+            held = _limit_holds(group)
+        finally:
+            group.remove()
+        if held:
+            return limiter
+        logger.warning(
+            "%s: a process in a group with a %d MiB memory limit touched %d MiB and was not "
+            "ended, so the sandbox does not count on control groups here.",
+            limiter.name, PROBE_LIMIT >> 20, (4 * PROBE_LIMIT) >> 20,
+        )
     return None
+
+
+def _limit_holds(group: Cgroup) -> bool:
+    """Whether a child in `group` that touches four times the group's limit is ended."""
+    probe = Path(__file__).with_name("cgroup_probe.py")
+    procs = [str(folder / "cgroup.procs") for folder in group.folders]
+    try:
+        child = subprocess.run(
+            [sys.executable, "-I", "-S", str(probe), str(4 * PROBE_LIMIT), *procs],
+            stdin=subprocess.DEVNULL, capture_output=True, timeout=60, check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return child.returncode != 0 and (child.returncode < 0 or group.out_of_memory())

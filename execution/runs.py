@@ -20,12 +20,15 @@ import tempfile
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cgroups import Cgroup
 
 OUTPUT_TAIL = 20_000
+CPU_READ_EVERY = 0.1
+"""Seconds between two readings of a run's CPU time (its control group's count), while it runs."""
 GUARD_PATH = Path(__file__).with_name("guard.py")
 """The program the child runs: it confines itself, then runs the sample and the tests."""
 CLEAN_ENVIRONMENT = {
@@ -147,15 +150,24 @@ class Outcome:
     verdict: tuple[str, str] | None = None
     timed_out: bool = False
     too_much_output: bool = False
+    over_cpu: bool = False
+    """The run's processes together used more CPU time than `limits.cpu_seconds`."""
     code: int | None = None
     seconds: float = 0.0
 
 
-def exchange(fds: list[int], payload: bytes, started: float, limits) -> Outcome:
+def exchange(
+    fds: list[int],
+    payload: bytes,
+    started: float,
+    limits,
+    cpu_seconds: Callable[[], float | None] | None = None,
+) -> Outcome:
     """Send the setup and the job, read stdout and stderr (keeping their tails, and stopping
     once they exceed `limits.file_bytes` together), the verdict and the child's status, until
-    the child has ended and its verdict pipe closed, or the wall-clock timeout passes; then
-    kill what is left of the run."""
+    the child has ended and its verdict pipe closed, or the wall-clock timeout passes, or (with
+    `cpu_seconds`, the CPU time of all the run's processes) its CPU time passes
+    `limits.cpu_seconds`; then kill what is left of the run."""
     stdin, stdout, stderr, verdict_fd, status_fd = fds
     outcome, verdict, status, written, total = Outcome(), b"", b"", 0, 0
     selector = selectors.DefaultSelector()
@@ -182,6 +194,12 @@ def exchange(fds: list[int], payload: bytes, started: float, limits) -> Outcome:
             if left <= 0:
                 outcome.timed_out = not ended
                 break
+            if cpu_seconds is not None:
+                used = cpu_seconds()
+                if used is not None and used > limits.cpu_seconds:
+                    outcome.over_cpu = True
+                    break
+                left = min(left, CPU_READ_EVERY)
             for key, _ in selector.select(left):
                 fd = key.fd
                 if fd == stdin:

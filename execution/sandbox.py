@@ -26,6 +26,7 @@ the test while the sample's process holds only the program and, call by call, th
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import os
@@ -36,6 +37,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 import time
 import weakref
 from dataclasses import dataclass
@@ -66,6 +68,8 @@ class Limits:
     timeout: float = 10.0
     """Wall-clock seconds."""
     cpu_seconds: int = 10
+    """CPU seconds of the whole sample (all its processes together, read from its control
+    group where one counts it) and of each process (RLIMIT_CPU)."""
     memory_bytes: int = 1 << 30
     """Memory of the whole sample (its cgroup, every process, tmpfs and memfd pages) and the
     address space of each process."""
@@ -155,7 +159,8 @@ class Sandbox:
             raise
         started = time.monotonic()
         try:
-            outcome = exchange(prepared.fds, frame(job), started, self.limits)
+            cpu = prepared.cgroup.cpu_seconds if prepared.cgroup and prepared.cgroup.cpu else None
+            outcome = exchange(prepared.fds, frame(job), started, self.limits, cpu)
             outcome.seconds = time.monotonic() - started
             out_of_memory = prepared.cgroup is not None and prepared.cgroup.out_of_memory()
         finally:
@@ -164,6 +169,9 @@ class Sandbox:
         stdout, stderr = (_decode_tail(data) for data in outcome.output)
         if outcome.too_much_output:
             reason = f"output: more than {self.limits.file_bytes} bytes on stdout and stderr"
+        elif outcome.over_cpu:
+            reason = (f"cpu time: the sample's processes used more than "
+                      f"{self.limits.cpu_seconds} s together")  # fmt: skip
         elif outcome.timed_out:
             reason = "timeout"
         elif outcome.verdict is not None:
@@ -265,10 +273,36 @@ def _say_rlimits_once() -> None:
     )  # fmt: skip
 
 
-@functools.cache
+def start_in_background() -> threading.Thread:
+    """Probe the isolation (which starts the shared fork server), find the control groups and
+    read what the sample's root holds, in a thread, so that a command doing this first has it
+    ready when its samples are loaded; a `Sandbox` made meanwhile waits for the probe instead
+    of repeating it. Nothing of any sample is involved; a failure here is met again, and
+    reported, by the first `Sandbox`."""
+
+    def prepare() -> None:
+        with contextlib.suppress(Exception):
+            best_isolation()
+            find_limiter()
+            _root_contents()
+
+    thread = threading.Thread(target=prepare, name="sandbox start", daemon=True)
+    thread.start()
+    return thread
+
+
+_PROBE_LOCK = threading.Lock()
+
+
 def best_isolation() -> str:
     """ "namespaces" when this machine runs a probe sample under them, else "guard" (logged
-    once, with the reason)."""
+    once, with the reason); probed once per process, whichever thread asks first."""
+    with _PROBE_LOCK:
+        return _probed_isolation()
+
+
+@functools.cache
+def _probed_isolation() -> str:
     probe = Sandbox(Limits(timeout=30), isolation="namespaces").run(
         "def answer():\n    return 42\n", "def check(f):\n    assert f() == 42\n", "answer"
     )

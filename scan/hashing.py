@@ -96,6 +96,29 @@ def mix64(values: np.ndarray) -> np.ndarray:
 
 def ngram_hashes(tokens: np.ndarray, n: int) -> np.ndarray:
     """Hash of every window of n consecutive token hashes (len(tokens) - n + 1 values)."""
+    return mix64(_polynomials(tokens, n))
+
+
+def ngram_hashes_of_sizes(tokens: np.ndarray, sizes: tuple[int, ...]) -> dict[int, np.ndarray]:
+    """`ngram_hashes(tokens, n)` for each of the sizes, sharing the work: the polynomial of a
+    window of 2k tokens is made from its halves' (P2k(i) = Pk(i) * TOKEN_BASE**k + Pk(i + k)),
+    so the 10-gram and 5-gram hashes of a batch cost what its 10-gram hashes alone did."""
+    polynomials: dict[int, np.ndarray] = {}
+    for n in sorted(set(sizes)):
+        half = polynomials.get(n // 2) if n % 2 == 0 else None
+        if half is None:
+            polynomials[n] = _polynomials(tokens, n)
+            continue
+        count, k = max(0, len(tokens) - n + 1), n // 2
+        with np.errstate(over="ignore"):
+            joined = half[:count] * np.uint64(pow(int(TOKEN_BASE), k, 2**64))
+            joined += half[k : k + count]
+        polynomials[n] = joined
+    return {n: mix64(polynomials[n]) for n in sizes}
+
+
+def _polynomials(tokens: np.ndarray, n: int) -> np.ndarray:
+    """The polynomial (base TOKEN_BASE, modulo 2**64) of every window of n token hashes."""
     count = len(tokens) - n + 1
     if count <= 0:
         return np.empty(0, dtype=np.uint64)
@@ -104,4 +127,4 @@ def ngram_hashes(tokens: np.ndarray, n: int) -> np.ndarray:
         for k in range(1, n):
             total *= TOKEN_BASE
             total += tokens[k : k + count]
-    return mix64(total)
+    return total

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .hashing import chunk_hashes, constant_hash, ngram_hashes, token_hash
+from .hashing import chunk_hashes, constant_hash, ngram_hashes_of_sizes, token_hash
 
 _STRING = (
     rb'"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
@@ -118,17 +118,16 @@ class TokenBatch:
     def document(self, i: int) -> np.ndarray:
         return self.hashes[self.starts[i] : self.starts[i + 1]]
 
-    def ngrams(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(n-gram hashes, owning document, first token index) of the n-grams that lie
-        inside one document."""
-        grams = ngram_hashes(self.hashes, n)
-        if len(grams) == 0:
-            empty = np.empty(0, dtype=np.int64)
-            return grams, empty, empty
-        counts = np.diff(self.starts)
-        owner = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
-        inside = owner[: len(grams)] == owner[n - 1 :]
-        return grams[inside], owner[: len(grams)][inside], np.flatnonzero(inside)
+    def ngrams(self, *sizes: int) -> dict[int, np.ndarray]:
+        """Per size n, the hash of every n tokens in a row (the i-th starts at token i), those
+        that run from one document into the next included: telling them apart costs a step
+        per token, so it is left to the few n-grams that `owners` is asked about."""
+        return ngram_hashes_of_sizes(self.hashes, sizes)
+
+    def owners(self, places: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """(document of each n-gram starting at the places, whether it ends in it too)."""
+        owner = np.searchsorted(self.starts, places, side="right") - 1
+        return owner, places + n <= self.starts[owner + 1]
 
 
 @dataclass(frozen=True)

@@ -57,26 +57,49 @@ def renamed(source: str, seed: int) -> str:
     return tokenize.untokenize(out)
 
 
+ADDED_STATEMENT = "checked_count = 0"
+
+
+def statement_lines(source: str) -> list[int]:
+    """Line numbers (1-based) of the statements of the source's first function, the function
+    itself left out: where a line can be added."""
+    tree = ast.parse(source)
+    function = next(n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    return sorted({node.lineno for node in ast.walk(function)
+                   if isinstance(node, ast.stmt) and node is not function})  # fmt: skip
+
+
+def _with_line_added(source: str, line_number: int) -> str | None:
+    """The source with ADDED_STATEMENT before the given line, at its indentation (None when
+    that does not parse, e.g. the line continues a one-line suite)."""
+    lines = source.splitlines(keepends=True)
+    line = lines[line_number - 1]
+    indent = line[: len(line) - len(line.lstrip())]
+    text = "".join([*lines[: line_number - 1], f"{indent}{ADDED_STATEMENT}\n",
+                    *lines[line_number - 1 :]])  # fmt: skip
+    try:
+        ast.parse(text)
+    except SyntaxError:
+        return None
+    return text
+
+
 def line_added(source: str, seed: int) -> str:
     """The source with one statement added before a random statement of the body."""
     rng = random.Random(seed)
-    lines = source.splitlines(keepends=True)
-    tree = ast.parse(source)
-    function = next(n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
-    starts = sorted({node.lineno for node in ast.walk(function)
-                     if isinstance(node, ast.stmt) and node is not function})  # fmt: skip
+    starts = statement_lines(source)
     for line_number in rng.sample(starts, len(starts)):
-        line = lines[line_number - 1]
-        indent = line[: len(line) - len(line.lstrip())]
-        added = f"{indent}checked_count = 0\n"
-        candidate = [*lines[: line_number - 1], added, *lines[line_number - 1 :]]
-        text = "".join(candidate)
-        try:
-            ast.parse(text)
-        except SyntaxError:
-            continue
-        return text
-    return source + "    checked_count = 0\n"
+        text = _with_line_added(source, line_number)
+        if text is not None:
+            return text
+    return source + f"    {ADDED_STATEMENT}\n"
+
+
+def every_line_added(source: str) -> list[str]:
+    """The source with one statement added, once before each statement of the body where it
+    parses: every copy `line_added` can plant."""
+    texts = (_with_line_added(source, line_number) for line_number in statement_lines(source))
+    return [text for text in texts if text is not None]
 
 
 def planted_code(task: Task, kind: str, seed: int) -> str:

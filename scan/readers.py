@@ -68,6 +68,9 @@ def resolve_and_list(settings: CorpusSettings) -> tuple[Corpus, list[str] | None
     local = Path(path)
     if not local.exists():
         raise ScanError(f"{path}: no such file or folder")
+    if not local.is_file() and not local.is_dir():
+        raise ScanError(f"{path}: is a FIFO, device or socket, not a corpus; give a folder or "
+                        "a file of documents (jsonl, parquet, a saved dataset, source files)")
     folder, glob = (local, settings.glob)
     if local.is_file():
         folder, glob = local.parent, local.name
@@ -182,7 +185,8 @@ def _check_jsonl(path: Path, text_field: str) -> None:
         with _open_text(path) as handle:
             line = next((line for line in handle if line.strip()), None)
     except (OSError, EOFError, UnicodeDecodeError, ValueError, zlib.error) as error:
-        raise ScanError(f"{path}: cannot read this JSONL shard ({error})") from error
+        raise ScanError(f"{path}: cannot read this JSONL shard ({error}); check the file, or "
+                        "leave it out with --glob") from error  # fmt: skip
     if line is None:
         return
     try:
@@ -198,6 +202,11 @@ def _check_record(path, record, text_field: str) -> None:
         raise ScanError(
             f"{path}: records have no {text_field!r} field (fields: {fields}); name the text "
             "field with --text-field"
+        )
+    if not isinstance(record[text_field], str):
+        raise ScanError(
+            f"{path}: the {text_field!r} field is {type(record[text_field]).__name__}, not text; "
+            "name the field holding the document's text with --text-field"
         )
 
 

@@ -97,7 +97,8 @@ class CheckedJsonlReader(_Pieces, JsonlReader):
             raise
         except _READ_ERRORS as error:
             path = self.data_folder.resolve_paths(filepath)
-            raise ScanError(f"{path}: cannot read this JSONL shard ({error})") from error
+            raise ScanError(f"{path}: cannot read this JSONL shard ({error}); check the file, "
+                            "or leave it out with --glob") from error  # fmt: skip
 
     def read_piece(self, path: str, part: int, parts: int):
         """The records of lines that start in the piece's bytes (by line number modulo the

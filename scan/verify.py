@@ -106,6 +106,12 @@ def _ids(sequences: Sequence[Sequence[str]]) -> list[list[int]]:
     return [[vocabulary.setdefault(item, len(vocabulary)) for item in seq] for seq in sequences]
 
 
+def _letters(ids: list[int]) -> str:
+    """Token ids as the characters of a string: rapidfuzz compares strings without converting
+    them on each call, and a string's slices and `find` are cheap."""
+    return "".join(map(chr, ids))
+
+
 def _densest_region(hits: list[int], width: int) -> tuple[int, int]:
     """The [first, last] hit positions of the window of `width` tokens holding most hits."""
     best = (0, 0)
@@ -141,7 +147,7 @@ def align(canonical: Sequence[Token], document: PreparedDocument) -> Alignment |
     for low, high in ((first, min(total, last + n)),
                       (max(0, first - slack), min(total, last + n + slack))):  # fmt: skip
         canon_ids, region_ids = _ids([canon_blind, document.blind[low:high]])
-        tightest = _tightest_span(canon_ids, region_ids)
+        tightest = _tightest_span(_letters(canon_ids), _letters(region_ids))
         if tightest is None:
             continue
         first_matched, stop_matched, lcs = tightest
@@ -161,24 +167,24 @@ TYPE_RANK = {"1": 0, "2": 1, "3": 2, None: 3}
 """Clone types, closest first."""
 
 
-def _equal_blocks(a: list[int], b: list[int]) -> list:
+def _equal_blocks(a: str, b: str) -> list:
     return [op for op in LCSseq.opcodes(a, b) if op.tag == "equal"]
 
 
-def _tightest_span(canon: list[int], region: list[int]) -> tuple[int, int, int] | None:
+def _tightest_span(canon: str, region: str) -> tuple[int, int, int] | None:
     """(start, stop, lcs) of the shortest stretch of the region holding a longest common
-    subsequence with the canonical. An LCS traceback places ties leftmost, which can pull a
-    stray `def ( ) : return` from the function before into the span; the traceback of the
-    reversed sequences places them rightmost. Their latest start and earliest stop, kept only
-    if the LCS inside is still whole, bound the span tightly."""
+    subsequence with the canonical, among: the stretches between the first and last matched
+    tokens of an LCS traceback of the sequences and of the reversed ones (which place ties
+    leftmost and rightmost, mostly), and the leftmost and rightmost stretches that hold a
+    whole LCS and no shorter stretch inside them does. A traceback alone can reach far out:
+    a canonical ending in a name matches any later name, and both tracebacks of a copy of
+    HumanEval/137 with a line added, followed by other code, spanned 127 tokens for its 81."""
     forward = _equal_blocks(canon, region)
     if not forward:
         return None
     lcs = sum(op.src_end - op.src_start for op in forward)
-    if lcs == len(canon):  # the whole canonical: an unbroken copy is the tightest span
-        for start in range(len(region) - lcs + 1):
-            if region[start : start + lcs] == canon:
-                return start, start + lcs, lcs
+    if lcs == len(canon) and (start := region.find(canon)) >= 0:
+        return start, start + lcs, lcs  # an unbroken copy of the whole canonical
     backward = _equal_blocks(canon[::-1], region[::-1])
     size = len(region)
     ends = {forward[-1].dest_end, size - backward[0].dest_start}
@@ -189,7 +195,30 @@ def _tightest_span(canon: list[int], region: list[int]) -> tuple[int, int, int] 
             shorter = start < stop and stop - start < best[1] - best[0]
             if shorter and LCSseq.similarity(canon, region[start:stop]) == lcs:
                 best = (start, stop)
+    # the leftmost minimal stretch: the earliest stop, then the latest start before it
+    stop = _bisect(lambda s: LCSseq.similarity(canon, region[:s]) == lcs, lcs, min(ends))
+    start = _bisect(lambda s: LCSseq.similarity(canon, region[s:stop]) < lcs, 1, stop - lcs + 1)
+    leftmost = (start - 1, stop)
+    # the rightmost: the latest start, then the earliest stop after it
+    start = _bisect(lambda s: LCSseq.similarity(canon, region[s:]) < lcs, max(starts) + 1,
+                    size - lcs + 1) - 1  # fmt: skip
+    stop = _bisect(lambda s: LCSseq.similarity(canon, region[start:s]) == lcs, start + lcs, size)
+    for candidate in (leftmost, (start, stop)):
+        if candidate[1] - candidate[0] < best[1] - best[0]:
+            best = candidate
     return best[0], best[1], lcs
+
+
+def _bisect(holds, low: int, high: int) -> int:
+    """The least value in [low, high] for which `holds` (false, then true from some value
+    on) is true; high when none before it is."""
+    while low < high:
+        middle = (low + high) // 2
+        if holds(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low
 
 
 def _clone_type(canonical: Sequence[Token], span: Sequence[Token], lcs: int) -> str | None:

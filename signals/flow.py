@@ -278,6 +278,33 @@ def _fill(keeper: SignalStore, todo: list[_Pending], factory: ScorerFactory, pro
                 progress(finished)
 
 
+def check_computed(
+    rows: Sequence[TaskSignals], names: Sequence[str], failures: dict[str, str]
+) -> str | None:
+    """Signals asked for that none of the rows got are an error, not a table of n/a: raises
+    when no row has any signal's value (naming what could not score, or each signal's reason).
+    When some were computed but a model could not score (`failures`: model -> why, e.g. a
+    server that gives no prompt log-probs), the warning to show; else None."""
+    failed = "; ".join(dict.fromkeys(failures.values()))
+    if not rows:
+        return None
+    if any(score.available for row in rows for score in row.scores.values()):
+        return (f"{failed}; the signals that need log-probs are n/a for it, the others were "
+                "computed") if failed else None  # fmt: skip
+    reasons: dict[str, defaultdict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for row in rows:
+        for score in row.scores.values():
+            reasons[score.signal][score.reason or "no value"] += 1
+    why = [failed] if failed else []
+    for name, counts in reasons.items():  # each signal's commonest reason, the failure once
+        reason = max(counts, key=counts.__getitem__)
+        if reason not in failures.values():
+            why.append(f"{name}: {reason}")
+    advice = "" if failed else "; see the reason of each, or ask for other --signals"
+    raise SignalError(f"--signals {','.join(names)}: none could be computed for these "
+                      f"{len(rows)} task row(s): {'; '.join(why)}{advice}")
+
+
 def _add_fixed_views(rows: list[TaskSignals]) -> None:
     """Original rows get their likelihood over the fixed prompt set's, task by task."""
     fixed = {

@@ -53,6 +53,9 @@ def parse_signal_names(spec: str | None) -> tuple[str, ...]:
     if spec is None or spec.strip() in ("", "all"):
         return tuple(SIGNALS)
     names = [part.strip().replace("-", "_") for part in spec.split(",") if part.strip()]
+    if not names:
+        raise SignalError(f"--signals {spec!r} names no signal; give signal names, comma-"
+                          f"separated ({', '.join(SIGNALS)}), or all")  # fmt: skip
     for name in names:
         get_signal(name)
     return tuple(dict.fromkeys(names))

@@ -1,6 +1,15 @@
 """Settings and fixtures every test shares."""
 
+import os
+
 import pytest
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # pytest-xdist runs one worker per core (pyproject's addopts): torch's default of a thread
+    # per core in every worker would put twice as many busy threads as cores, and its threads
+    # spin while they wait for each other (measured under load: 2.4x the CPU time of one
+    # thread for tests/test_local_sampling.py). One thread per worker, unless set otherwise.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 @pytest.fixture(autouse=True)

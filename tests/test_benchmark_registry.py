@@ -19,7 +19,7 @@ TASK = {"task_id": "B/0", "prompt": "def f(x):\n", "canonical_solution": "    re
 
 def test_the_built_in_name_in_any_case():
     assert load_benchmark("HumanEval").name == "humaneval"
-    assert load_benchmark(None).prompt_sets == ("original", "fixed")
+    assert load_benchmark(None).prompt_sets == ("original", "fixed", "disguised")
 
 
 def test_a_user_file_named_humaneval_is_not_humaneval(tmp_path):
@@ -27,8 +27,9 @@ def test_a_user_file_named_humaneval_is_not_humaneval(tmp_path):
     path.write_text(json.dumps(TASK) + "\n", encoding="utf-8")
     benchmark = load_benchmark(str(path))
     assert benchmark.name == "humaneval" and benchmark.prompt_sets == ("original",)
-    with pytest.raises(BenchmarkError, match="HumanEval only"):
-        load_prompt_set("fixed", benchmark)
+    for name in ("fixed", "disguised"):  # the name alone does not make it HumanEval
+        with pytest.raises(BenchmarkError, match="HumanEval only"):
+            load_prompt_set(name, benchmark)
     listed = CliRunner().invoke(main, ["prompts", "--benchmark", str(path), "--json"])
     assert listed.exit_code == 0, listed.output
     assert [s["name"] for s in json.loads(listed.stdout)["sets"]] == ["original"]

@@ -118,3 +118,31 @@ def test_unknown_signal_names_and_a_lone_reference_model_are_one_red_line(tmp_pa
                   "--store", str(tmp_path / "s.sqlite"))  # fmt: skip
     assert lone.exit_code == 2
     assert "add --signals" in lone.stderr
+
+
+def test_a_split_signal_table_repeats_temperature_and_prompts_in_every_piece(audited):
+    """`report` prints the stored signals (it printed none in the terminal); at 80 columns the
+    median-signal table is split, and each piece must repeat model, T and prompts, or its rows
+    (one per temperature and prompt set) cannot be told apart (the second piece showed the
+    model only)."""
+    result = CliRunner().invoke(main, ["report", "--store", str(audited["store"])],
+                                env={**ENV, "COLUMNS": "80"})  # fmt: skip
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    heads = [lines[n + 1] for n, line in enumerate(lines) if line.startswith("┏")
+             and any("Memorization signals" in x for x in lines[max(0, n - 6):n])]
+    assert len(heads) >= 2, result.stdout  # split in pieces
+    for number, line in enumerate(lines):
+        if line.startswith("┡") and any("Memorization signals" in x
+                                         for x in lines[max(0, number - 12):number]):
+            header = " ".join(lines[max(0, number - 4):number]).split()
+            assert {"model", "T", "prompts"} <= set(header), header
+
+
+def test_the_signals_plan_counts_samples_and_scored_groups_not_tasks(audited):
+    """The plan said 'on 12 tasks' samples' for 3 tasks (12 = tasks x prompt sets x
+    temperatures): it names the samples, and what the count is of."""
+    plan = audited["audit"].stderr
+    samples, groups = LIMIT * N * 2 * 2, LIMIT * 2 * 2  # two temperatures, two prompt sets
+    assert (f"on {samples} samples of openai:test, scored per task, prompt set and temperature "
+            f"({groups} in all") in " ".join(plan.split()), plan

@@ -23,10 +23,18 @@ from cloneprobe.control.finetune import (
     cache_hidden_states,
     top_logits,
 )
-from cloneprobe.control.run import ControlSettings, answer_text, run_control, split_tasks
+from cloneprobe.control.run import (
+    ControlSettings,
+    answer_text,
+    fitted_budget,
+    run_control,
+    split_tasks,
+    training_texts,
+)
 from cloneprobe.control.separation import auroc, separation
 from cloneprobe.evidence.verdict import VERDICTS
 from cloneprobe.pipeline import SilentReporter
+from cloneprobe.settings import ANSWER_ROOM
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +58,22 @@ def test_the_chat_answer_is_the_fenced_function_the_audit_asks_for():
     answer = answer_text(task, "chat")
     assert answer == "```python\n" + task.prompt + task.canonical_solution.rstrip("\n") + "\n```"
     assert answer_text(task, "completion") == task.canonical_solution
+
+
+def test_the_default_budget_lets_every_dose_write_the_whole_answer_it_was_taught(chat_model):
+    """In chat mode the taught answer restates the prompt: a fixed budget (160 tokens, the old
+    default) cut 101 of HumanEval's 164 answers before or inside the body, so the control
+    measured the budget instead of the detector."""
+    from cloneprobe.generation.backends.transformers_backend import TransformersBackend
+
+    assert ControlSettings().max_new_tokens is None  # fitted unless given
+    backend = TransformersBackend(chat_model, batch_size=2)
+    tasks = [HUMANEVAL.get(f"HumanEval/{i}") for i in (0, 10, 129)]
+    texts = training_texts(backend, tasks, "chat")
+    budget = fitted_budget(texts)
+    assert budget == max(len(t.answer_ids) for t in texts) + ANSWER_ROOM
+    assert all(len(t.answer_ids) < budget for t in texts)
+    assert budget > 160  # HumanEval/129's answer alone is longer than the old default
 
 
 def test_auroc_counts_ties_as_half_and_the_interval_holds_it():

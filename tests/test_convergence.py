@@ -255,3 +255,23 @@ def test_the_blind_reading_join_counts_the_verdicts_the_reader_accepts(tmp_path,
     write(judged, [{"pair": 0, "memorized": True}])
     with pytest.raises(SystemExit, match=r"pairs \[1, 2\] are not judged"):
         blind_reading.main(["join", str(key), str(judged)])
+
+
+def test_a_convergent_copy_is_never_shown_as_evidence_of_memorization(tmp_path):
+    # HumanEval/40's triple loop: candidate evidence by its tier, convergent by the null. No
+    # heading, pair or count may call it evidence of memorization (it was shown in red under
+    # "Evidence of memorization" beside "3 of 3 independent families reach this").
+    out = tmp_path / "out"
+    path = write(tmp_path / "s.jsonl", copies(40))
+    result = CliRunner().invoke(main, [
+        "detect", str(path), "--store", str(tmp_path / "s.sqlite"), "--model", "m",
+        "--temperature", "0.2", "--evidence", "--report", str(out)])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    markdown = (out / "report.md").read_text(encoding="utf-8")
+    html = (out / "report.html").read_text(encoding="utf-8")
+    for text in (result.output, markdown):
+        assert "candidate evidence, convergent (not memorization) (strength" in text
+        assert "are candidate evidence; memorized (rare under convergence): 0 task(s)" in text
+        assert "evidence of memorization (strength" not in text
+    assert 'class="pair tier-candidate"' in html and 'class="pair tier-evidence"' not in html
+    assert "Candidate evidence that convergence explains" in html

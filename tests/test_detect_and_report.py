@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import sqlite3
 from contextlib import closing
 from html.parser import HTMLParser
@@ -556,3 +557,13 @@ def test_report_never_pools_samples_of_different_sampling_settings_into_one_grou
     report = json.loads(ok("report", "--store", str(store), "--json").stdout)
     assert all(g["samples"] == 2 * 2 for g in report["groups"]), report["groups"]
     assert sum(g["samples"] for g in report["groups"]) == len(report["samples"])
+
+
+def test_report_files_are_readable_like_any_file_written_under_the_umask(detected):
+    """The atomic writer's temporary file is private (0600); a report written through it must
+    get the mode a plain open() gives (0644 under umask 022), or nobody else can read it."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    for name in REPORT_FILES:
+        mode = (detected["default"] / name).stat().st_mode & 0o777
+        assert mode == 0o666 & ~umask, (name, oct(mode))

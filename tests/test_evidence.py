@@ -282,7 +282,8 @@ def test_reports_show_the_evidence_view_and_the_reasons(tmp_path):
     for text in (result.output, (out / "report.md").read_text(encoding="utf-8")):
         assert "Evidence of memorization" in text
         assert "HumanEval/50 (100% prompt code)" in text
-        assert "evidence (strength 1.00): exact copy" in text
+        assert "evidence of memorization (strength 1.00): exact copy" in text
+        assert "are candidate evidence; memorized (rare under convergence): 1 task(s)" in text
         assert "similar (strength" in text and "own names: keeps 0 of" in text
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "Evidence of memorization" in html and "own names: keeps 0 of" in html
@@ -320,3 +321,16 @@ def test_a_kept_comment_of_the_canonical_is_evidence(tmp_path):
     assert kept["evidence_tier"] == "evidence"
     assert kept["evidence_reasons"] == ["repeats 1 of the canonical's comments"]
     assert dropped["evidence_tier"] == "similar"
+
+
+def test_a_near_copy_of_a_canonical_with_one_own_name_says_so_and_names_it(tmp_path):
+    # HumanEval/12's canonical has one name of its own, `maxlen`: a near copy keeping it is
+    # no evidence (two are needed to tell a copy), and the reason names it instead of saying
+    # the canonical has none
+    near = canonical(12).replace("for s in strings:", "for s in list(strings):")
+    report = detect(tmp_path, [{"task_id": "HumanEval/12", "completion": near}])
+    sample = report["samples"][0]
+    assert sample["clone_type"] == 3 and sample["evidence_tier"] == "similar"
+    reasons = " ".join(sample["evidence_reasons"])
+    assert "only 1 name or literal of its own (maxlen; 2 needed" in reasons, reasons
+    assert "no names or literals of its own" not in reasons

@@ -137,6 +137,23 @@ def test_generate_prints_planned_already_stored_and_generated_counts(tmp_path):
         "6",
     )
     assert (two["planned"], two["already stored"], two["generated"]) == ("6", "6", "0")
+    # the token column says which counts it adds: 6 samples of `return N` (2 words each)
+    assert one["tokens (prompt + completion)"].endswith(" + 12"), one
+
+
+def test_the_generation_tables_token_column_is_named_and_whole_at_80_columns(tmp_path):
+    """The column was headed "tokens" over cells like "1234+567": nothing said what the two
+    numbers count."""
+    with OpenAITestServer(counting_responder()) as server:
+        result = CliRunner().invoke(main, generate_args(server, tmp_path / "s.sqlite", "--limit",
+                                                        "2", "-n", "1"), env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    top = next(n for n, line in enumerate(lines) if line.startswith("┏"))
+    rule = next(n for n, line in enumerate(lines) if line.startswith("┡"))
+    header = " ".join(lines[top + 1:rule]).split()
+    assert {"tokens", "(prompt", "completion)"} <= set(header), header
+    assert all(len(line) <= 80 for line in lines), result.stdout
 
 
 def test_generate_sends_the_api_key_from_the_environment_and_never_stores_it(tmp_path):
@@ -170,3 +187,32 @@ def test_bad_model_spec_exits_2_with_one_error_line(tmp_path):
     assert lines[0].startswith("error:") and "'gpt4'" in lines[0] and "openai:<model>" in lines[0]
     assert "Traceback" not in result.stderr and result.stdout == ""
     assert list(tmp_path.iterdir()) == []  # no store was created
+
+
+def test_a_rerun_with_every_sample_stored_does_not_load_the_local_model(tmp_path, model_path):
+    """A re-run whose samples were all in the store still loaded the local model (minutes for a
+    large one) to generate nothing. Its weights are removed after the first run: a re-run that
+    loaded them would fail."""
+    import shutil
+
+    model = tmp_path / "model"
+    shutil.copytree(model_path, model)
+    common = ["--model", f"hf:{model}", "--limit", "1", "-n", "2", "--max-new-tokens", "4",
+              "--prompts", "original", "--temperature", "0.2", "--store",
+              str(tmp_path / "s.sqlite")]  # fmt: skip
+    env = {"COLUMNS": "200", "HF_HUB_OFFLINE": "1"}
+    first = CliRunner().invoke(main, ["generate", *common], env=env)
+    assert first.exit_code == 0, first.output
+    assert "loading" in first.stderr
+    for weights in model.glob("*.safetensors"):
+        weights.unlink()
+    again = CliRunner().invoke(main, ["generate", *common], env=env)
+    assert again.exit_code == 0, again.output
+    assert "loading" not in again.stderr
+    row = summary_row(again.stdout)
+    assert (row["planned"], row["already stored"], row["generated"]) == ("2", "2", "0")
+    audit = CliRunner().invoke(main, ["audit", *common, "--json"], env=env)
+    assert audit.exit_code == 0, audit.output
+    # a sample more must be generated: the model is loaded, and its missing weights said
+    more = CliRunner().invoke(main, ["generate", *common, "-n", "3"], env=env)
+    assert more.exit_code == 2 and f"hf:{model}: cannot load a model" in more.stderr

@@ -20,7 +20,14 @@ from test_transformers_backend import (
 
 from cloneprobe.audit.audit_report import empty_report
 from cloneprobe.cli.main import main
-from cloneprobe.generation import GenerationError, SampleStore, SamplingSettings
+from cloneprobe.generation import (
+    BackendOptions,
+    GenerationError,
+    SampleStore,
+    SamplingSettings,
+    parse_model_spec,
+)
+from cloneprobe.generation.backends import local_sampling_defaults
 from cloneprobe.generation.backends.decoding import (
     Decoded,
     SequenceToDecode,
@@ -64,6 +71,10 @@ def test_the_backend_computes_in_the_chosen_dtype_and_records_it(model_path, dty
     backend = TransformersBackend(model_path, batch_size=2, dtype=dtype)
     assert backend.model.dtype == getattr(torch, dtype)
     assert backend.describe()["dtype"] == dtype
+    # what a re-run expects without loading the weights: the same mode and dtype (same key)
+    expected = local_sampling_defaults(parse_model_spec(f"hf:{model_path}"),
+                                       BackendOptions(dtype=dtype))  # fmt: skip
+    assert expected == (backend.default_mode, backend.dtype)
     (result,) = generate(backend, [request(PROMPTS[0], n=2, max_new_tokens=5)])
     assert len(result.texts) == 2
 
@@ -86,7 +97,8 @@ def test_runs_of_another_dtype_are_not_mixed_in_the_store(tmp_path, model_path):
     with SampleStore(store) as opened:
         runs = opened.runs()
         samples = list(opened.samples())
-    assert [run["settings"]["dtype"] for run in runs] == ["bfloat16", "float32", "bfloat16"]
+    # the third found every sample in the store (the first run's) and loaded nothing: no run
+    assert [run["settings"]["dtype"] for run in runs] == ["bfloat16", "float32"]
     # one sample per dtype: the third run resumed the first, the second made its own
     assert len(samples) == 2
     assert len({s.settings_key for s in samples}) == 2

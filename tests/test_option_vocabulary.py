@@ -92,10 +92,15 @@ def test_help_shows_the_defaults_of_the_settings():
     runner = CliRunner()
     audit = " ".join(runner.invoke(main, ["audit", "--help"], terminal_width=200).output.split())
     generation, execution = GenerationSettings(), ExecutionSettings()
-    assert f"default: {generation.n}" in audit
+    # -n and --max-new-tokens: generate's defaults; a bare audit shows its quick look's
+    generate = " ".join(runner.invoke(main, ["generate", "--help"],
+                                      terminal_width=200).output.split())  # fmt: skip
+    assert f"default: {generation.n};" in generate
+    assert f"default: {generation.max_new_tokens};" in generate
+    assert f"{generation.n} for the study" in audit
+    assert f"{generation.max_new_tokens} for the study" in audit
     assert f"default: {generation.prompts}" in audit
     assert f"default: {generation.top_p}" in audit
-    assert f"default: {generation.max_new_tokens}" in audit
     assert f"default: {execution.workers}" in audit
     assert f"default: {generation.store}" in audit
     detect = " ".join(runner.invoke(main, ["detect", "--help"], terminal_width=200).output.split())

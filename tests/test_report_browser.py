@@ -175,3 +175,17 @@ def test_a_clone_pair_shows_the_code_and_folds_the_renamed_form(report_page, tmp
         assert "x . x ( x )" in compared  # the renamed form is there, folded
         first = next(i for i, p in enumerate(report["evidence"]) if p.get("tier") == "evidence")
         keep(page.screenshot(tmp_path / "report-evidence-pair.png", f"#pair-{first}"))
+
+
+def test_in_an_800_pixel_window_nothing_pushes_the_page_sideways(report_page):
+    """Only the wide tables scroll, inside their own box: the 970-pixel strip plots (fixed
+    width, no viewBox) and the summary's verdict table made the whole page scroll sideways
+    at 800 pixels, cutting the summary's last columns at the edge of its box."""
+    html, _ = report_page
+    with Browser(CHROMIUM, 800, 900) as page:
+        page.open(html.as_uri())
+        assert page.evaluate("document.querySelectorAll('svg').length") > 0  # plots drawn
+        overflow = page.evaluate("document.documentElement.scrollWidth - innerWidth")
+        assert overflow <= 0, f"the page is {overflow} px wider than the window"
+        box = page.evaluate("document.querySelector('#summary').getBoundingClientRect().right")
+        assert box <= 800

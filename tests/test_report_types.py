@@ -111,7 +111,7 @@ def test_a_pair_with_independent_solutions_shows_the_closest_ones(store):
     assert html.index("other-family &lt;b&gt;model&lt;/b&gt; (91.5%") < html.index("reference")
     assert "return any(&lt;x&gt;)" in html and "farther" not in html  # the closest three
     assert "1 more in the evidence file" in html
-    assert "independent" not in pair_html(document["evidence"][0], 0)
+    assert "Closest independent solutions" not in pair_html(document["evidence"][0], 0)
 
 
 def test_a_renamed_line_is_shown_beside_the_line_it_renames():

@@ -19,7 +19,7 @@ import pytest
 
 from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.execution import Execution, ExecutionStore, Limits, Sandbox, execute_samples
-from cloneprobe.execution.cgroups import find_limiter
+from cloneprobe.execution.cgroups import PROBE_LIMIT, _limit_holds, find_limiter
 from cloneprobe.execution.sandbox import best_isolation
 from cloneprobe.execution.wire import WireError, decode, encode_value
 
@@ -378,16 +378,24 @@ def test_without_a_control_group_the_per_process_fallback_is_recorded():
 @pytest.mark.skipif(find_limiter() is None, reason="no control group can be made here")
 def test_a_control_group_limits_the_memory_of_all_the_samples_processes_together():
     """Two children of 100 MiB each under a 160 MiB limit: each is within its own address
-    space limit, so only a limit on the whole sample ends one of them."""
+    space limit, so only a limit on the whole sample ends one of them. The second starts once
+    the first holds its memory, and the sample prints how many hold theirs at the end: the
+    kernel ends the biggest process of the group, which is the first, after it said it held
+    (counting the bytes alone, as this test once did, said 2 whenever a busy machine ran the
+    children one after the other)."""
     program = (
-        "import os, select, time\nr, w = os.pipe()\npids = []\nfor _ in range(2):\n"
+        "import os, select, time\nr, w = os.pipe()\npids = []\nfor k in range(2):\n"
         "    pid = os.fork()\n    if pid == 0:\n        data = bytearray(100 << 20)\n"
         "        for i in range(0, len(data), 4096):\n            data[i] = 1\n"
         "        os.write(w, b'1')\n        select.select([], [], [], 60)\n        os._exit(0)\n"
-        "    pids.append(pid)\nheld = 0\nwhile held < 2:\n"
+        "    pids.append(pid)\n    if k == 0:\n        os.read(r, 1)\n"
+        "def alive(p):\n    try:\n        return os.waitpid(p, os.WNOHANG)[0] == 0\n"
+        "    except ChildProcessError:\n        return False\n"
+        "held = 1\nwhile held < 2:\n"
         "    if not select.select([r], [], [], 0.2)[0]:\n"
-        "        if any(os.waitpid(p, os.WNOHANG)[0] for p in pids):\n            break\n"
-        "        continue\n    held += len(os.read(r, 2))\nprint(held)\n"
+        "        if not all(alive(p) for p in pids):\n            break\n"
+        "        continue\n    held += len(os.read(r, 1))\n"
+        "time.sleep(0.2)\nprint(sum(alive(p) for p in pids))\n"
     )
     limits = Limits(timeout=20, memory_bytes=160 << 20)
     grouped = Sandbox(limits).run(program)
@@ -395,6 +403,20 @@ def test_a_control_group_limits_the_memory_of_all_the_samples_processes_together
     assert (per_process.reason, per_process.stdout) == ("passed", "2\n")
     assert grouped.isolation == best_isolation()  # no "+rlimits": a group was made
     assert grouped.stdout in ("0\n", "1\n") or grouped.reason.startswith("memory"), grouped
+
+
+@pytest.mark.skipif(find_limiter() is None, reason="no control group can be made here")
+def test_a_group_is_counted_on_only_once_its_memory_limit_was_seen_to_end_a_process():
+    """The check find_limiter makes: a child touching four times the probe's limit is ended
+    in a group limited to it, and not in one limited to far more (a limit that does not hold
+    looks like this, and the sandbox then records +rlimits)."""
+    limiter = find_limiter()
+    for limit, ended in ((PROBE_LIMIT, True), (16 * PROBE_LIMIT, False)):
+        group = limiter.create(limit, 16)
+        try:
+            assert _limit_holds(group) is ended, limit
+        finally:
+            group.remove()
 
 
 def test_runs_go_on_after_the_fork_server_was_killed():

@@ -376,21 +376,35 @@ def _arrivals(servers):
 
 
 def _sandbox_processes():
-    """Live processes forked from this worktree's guard fork servers (the servers themselves,
-    whose parent is no guard, stay until their sandbox is collected; a zombie is not
-    running)."""
+    """Live processes forked from the guard fork servers of this test process (the servers
+    themselves, whose parent is no guard, stay until their sandbox is collected; a zombie is
+    not running). Guards of other processes (another pytest worker, another checkout's run)
+    are not this test's to judge."""
     guards, parents = set(), {}
     for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
         try:
-            if str(GUARD_PATH).encode() not in (entry / "cmdline").read_bytes():
-                continue
             fields = (entry / "stat").read_text().rsplit(")", 1)[-1].split()
+            parents[int(entry.name)] = int(fields[1])
+            if fields[0] in ("Z", "X"):
+                continue
+            if str(GUARD_PATH).encode() in (entry / "cmdline").read_bytes():
+                guards.add(int(entry.name))
         except (OSError, IndexError):
             continue
-        if fields[0] not in ("Z", "X"):
-            guards.add(int(entry.name))
-            parents[int(entry.name)] = int(fields[1])
-    return sorted(pid for pid in guards if parents[pid] in guards)
+    return sorted(pid for pid in guards if parents[pid] in guards and _descends(pid, parents))
+
+
+def _descends(pid: int, parents: dict[int, int]) -> bool:
+    """Whether `pid` is a descendant of this test process."""
+    seen = set()
+    while pid in parents and pid not in seen:
+        seen.add(pid)
+        pid = parents[pid]
+        if pid == os.getpid():
+            return True
+    return False
 
 
 def test_there_are_at_least_thirty_distinct_attacks():

@@ -424,10 +424,10 @@ def test_output_goes_through_pipes_so_fallocate_reserves_no_host_disk(hostile_ru
     assert reason(hostile_run, "fallocate") == "error: RuntimeError: found [-1, -1]"
 
 
-@pytest.mark.slow(reason="about 10 s: four processes fault in 1.2 GB between them")
-def test_memory_counts_across_children_and_memfds(tmp_path):
-    samples = tmp_path / "memory.jsonl"
-    completion = PREFIX + fill(MEMORY_ACROSS_CHILDREN + REPORT, {})
+def beside_the_canonical(tmp_path: Path, completion: str, *options: str) -> tuple[int, str]:
+    """`execute` (two workers, 60 s timeout) on the sample and the canonical solution through
+    the CLI: the sample's (passed, reason), once the canonical is seen to pass beside it."""
+    samples = tmp_path / "samples.jsonl"
     lines = [
         {"task_id": TASK.task_id, "completion": c} for c in (completion, TASK.canonical_solution)
     ]
@@ -435,21 +435,67 @@ def test_memory_counts_across_children_and_memfds(tmp_path):
     store = tmp_path / "store.sqlite"
     result = CliRunner().invoke(main, [
         "execute", str(samples), "--model", "m", "--temperature", "0.8", "--store", str(store),
-        "--json", "--exec-timeout", "60", "--workers", "2",
+        "--json", "--exec-timeout", "60", "--workers", "2", *options,
     ])  # fmt: skip
     assert result.exit_code == 0, result.output
     with closing(sqlite3.connect(store)) as db:
-        (passed, why), canonical = db.execute(
+        sample, canonical = db.execute(
             "SELECT e.passed, e.reason FROM samples s JOIN executions e ON e.sample_id = s.id "
             "ORDER BY s.sample_index"
         ).fetchall()
     assert canonical == (1, "passed")
+    return sample
+
+
+@pytest.mark.slow(reason="about 10 s: four processes fault in 1.2 GB between them")
+def test_memory_counts_across_children_and_memfds(tmp_path):
+    completion = PREFIX + fill(MEMORY_ACROSS_CHILDREN + REPORT, {})
+    passed, why = beside_the_canonical(tmp_path, completion)
     assert passed == 0
     if why.startswith("error: RuntimeError: found"):
         held = int(why.rsplit("[", 1)[1].rstrip("]"))
         assert held < 1024, why  # the sample's limit is 1 GiB for all its processes together
     else:  # the kernel ended it when it went over
         assert why.startswith(("memory", "killed", "exited")), why
+
+
+CPU_ACROSS_CHILDREN = """
+import os, time
+children = []
+for _ in range(4):  # each stays below the per-process limit (RLIMIT_CPU, 2 s here)
+    pid = os.fork()
+    if pid == 0:
+        while time.process_time() < 1.5:
+            pass
+        os._exit(0)
+    children.append(pid)
+for pid in children:
+    os.waitpid(pid, 0)
+"""
+
+
+def _a_group_counts_cpu() -> bool:
+    from cloneprobe.execution.cgroups import find_limiter
+
+    limiter = find_limiter()
+    if limiter is None:
+        return False
+    group = limiter.create(1 << 30, 16)
+    try:
+        return group.cpu_seconds() is not None
+    finally:
+        group.remove()
+
+
+@pytest.mark.slow(reason="a few seconds: four processes burn 2 s of CPU between them")
+@pytest.mark.skipif(not _a_group_counts_cpu(), reason="no control group counts CPU time here")
+def test_cpu_time_counts_across_children(tmp_path):
+    """Four children burning 1.5 s of CPU each, below the 2 s each process may use, then the
+    right answer: 6 s of CPU for a sample whose budget is 2 s for all its processes together.
+    Under per-process limits only, this passed."""
+    completion = TASK.canonical_solution + "\n\n" + fill(CPU_ACROSS_CHILDREN, {})
+    burner = beside_the_canonical(tmp_path, completion, "--exec-cpu", "2")
+    assert burner == (0, "cpu time: the sample's processes used more than 2 s together")
 
 
 def test_no_host_terminal_can_be_allocated(hostile_run):

@@ -12,7 +12,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cloneprobe.scan.hashing import constant_hash, ngram_hashes, token_hash
+from cloneprobe.scan.hashing import (
+    constant_hash,
+    ngram_hashes,
+    ngram_hashes_of_sizes,
+    token_hash,
+)
 from cloneprobe.scan.lexer import (
     ID_HASH,
     KEPT_HASHES,
@@ -100,6 +105,17 @@ def test_ngram_hashes_are_stable_across_processes():
     here = ngram_hashes(code_tokens(["def f(a): return len(a) + 1"]).document(0), 3)
     assert outputs == {str(here.tolist()) + "\n"}
     assert here.dtype == np.uint64
+
+
+def test_ngram_hashes_made_from_halves_are_each_sizes_own():
+    """10-gram hashes joined from 5-gram polynomials equal those computed on their own, for
+    any number of tokens (fewer than a window, one window, many)."""
+    rng = np.random.default_rng(3)
+    for count in (0, 3, 5, 9, 10, 11, 1000):
+        tokens = rng.integers(0, 2**64, size=count, dtype=np.uint64)
+        together = ngram_hashes_of_sizes(tokens, (10, 5, 6, 3))
+        for n in (3, 5, 6, 10):
+            assert together[n].tolist() == ngram_hashes(tokens, n).tolist(), (count, n)
 
 
 def test_batched_word_hashes_are_each_words_own_chunk_polynomial():

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from scan_corpora import planted_corpus_with_code
+from scan_corpora import STDLIB, planted_corpus_with_code
 
 from cloneprobe.benchmarks import canonical_source, load_humaneval
 from cloneprobe.scan.idioms import RankCollector, judge
 from cloneprobe.scan.index import build_index
-from cloneprobe.scan.planting import renamed
+from cloneprobe.scan.planting import every_line_added, plant_into, renamed
 from cloneprobe.scan.scanner import Document, DocumentScanner
 
 EXPECTED_TYPE = {"verbatim": "1", "renamed": "2", "line-added": "3"}
@@ -40,6 +40,46 @@ def test_every_planted_kind_is_found_with_its_clone_type(scanned):
         else:
             assert match.clone_type == EXPECTED_TYPE[kind] and match.signature, (kind, match)
         assert match.matched == "solution"
+
+
+def test_a_line_added_anywhere_in_any_canonical_is_found(index):
+    """Every canonical, short ones too (`return x + y`: a line added between signature and
+    body leaves no token 10-gram whole), with a statement added before any of its
+    statements, planted in a real file, is found as a clone of its task."""
+    host = (STDLIB / "json" / "scanner.py").read_text(encoding="utf-8")
+    docs, expected = [], {}
+    for task in load_humaneval():
+        for k, code in enumerate(every_line_added(canonical_source(task))):
+            docs.append(Document(f"{task.task_id}+{k}", plant_into(host, code, k)))
+            expected[docs[-1].id] = task.task_id
+    found = {(m.document, m.task_id) for m in DocumentScanner(index).scan(docs) if m.clone_type}
+    missed = sorted(doc for doc, task_id in expected.items() if (doc, task_id) not in found)
+    assert len(docs) > 900 and not missed, missed
+
+
+def test_a_short_canonicals_shape_is_no_match_through_the_short_ngrams(index):
+    """Only a copy with lines added, not any code of the shape, is found through the short
+    n-grams alone: two typed one-line functions hold enough of HumanEval/27's 5-grams (its
+    signature's, `-> str: return`), and `return s.encode("ascii")` is a Type-3 of `return
+    string.swapcase()` after blind renaming, but not a copy of it."""
+    copy = "def flip(text: str) -> str:\n    checked_count = 0\n    return text.swapcase()\n"
+    shape = ('def encoded(s: str) -> bytes:\n    return s.encode("ascii")\n\n\n'
+             'def label(n: int) -> str:\n    return f"#{n}"\n')  # fmt: skip
+    matches = DocumentScanner(index).scan([Document("copy", copy), Document("shape", shape)])
+    found = {(m.document, m.clone_type) for m in matches if m.task_id == "HumanEval/27"}
+    assert found == {("copy", "3")}
+
+
+def test_a_copy_with_a_line_added_is_spanned_to_its_own_last_token(index):
+    """HumanEval/137 ends in a name (`... else b`), which the host's later code has plenty
+    of: an LCS traceback matched it there and the span ran 127 tokens for the copy's 81."""
+    host = (STDLIB / "json" / "scanner.py").read_text(encoding="utf-8")
+    code = every_line_added(canonical_source(load_humaneval().get("HumanEval/137")))[1]
+    text = plant_into(host, code, 1)
+    [match] = [m for m in DocumentScanner(index).scan([Document("doc", text)])
+               if m.task_id == "HumanEval/137"]  # fmt: skip
+    start = text.index(code)
+    assert match.span == (start, start + len(code.rstrip())) and match.clone_type == "3"
 
 
 def test_span_is_the_planted_function_to_its_last_character(scanned):

@@ -101,9 +101,10 @@ def test_markdown_and_terminal_show_the_verdicts_and_the_calibration_state(hosti
     markdown = (folder / "report.md").read_text(encoding="utf-8")
     assert "## Per-task memorization verdict" in markdown
     assert "<img" not in markdown
-    # the shipped calibration was measured under other settings: said, not shown
-    assert "not calibrated for these settings" in markdown
-    assert "false positives on held-out tasks" not in markdown
+    # the shipped calibration was measured under these settings: its rates are shown (a stale
+    # one is said, not shown: tests/test_verdict.py)
+    assert "not calibrated for these settings" not in markdown
+    assert "false positives on held-out tasks" in markdown
     assert "suspected" in text and "Verdict rule: memorized = clone evidence" in text
     assert "<b>Evil</b>/0" in text  # the terminal shows the id literally
 
@@ -162,5 +163,6 @@ def test_report_without_stored_signals_still_gives_each_task_its_verdict(tmp_pat
                                  str(tmp_path / "r")).stdout)  # fmt: skip
     assert "tasks" not in reported and "signals" not in reported  # report.json as before
     page = (tmp_path / "r" / "report.html").read_text(encoding="utf-8")
-    assert "m at temperature 0.8, original prompts: 1 of 1 tasks memorized (HumanEval/0)" in page
+    assert ("m at temperature 0.8, original prompts: 1 of 1 tasks memorized (95% CI 21-100% of "
+            "such tasks): HumanEval/0") in page
     assert "each verdict rests on the clone evidence alone" in page

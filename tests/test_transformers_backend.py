@@ -27,7 +27,7 @@ from cloneprobe.generation import (
     parse_model_spec,
     run_plan,
 )
-from cloneprobe.generation.backends import GenerationRequest
+from cloneprobe.generation.backends import GenerationRequest, local_sampling_defaults
 from cloneprobe.generation.backends.transformers_backend import (
     EmbeddedBackend,
     TransformersBackend,
@@ -319,6 +319,9 @@ def test_run_plan_with_the_backend_fills_the_store_and_a_rerun_adds_nothing(tmp_
 def test_embedded_model_answers_humaneval_prompts_in_chat_mode():
     backend = EmbeddedBackend(batch_size=2)
     assert backend.default_mode == "chat"
+    # what a re-run with every sample stored expects without loading the model (its key)
+    expected = local_sampling_defaults(parse_model_spec("embedded"), BackendOptions())
+    assert expected == (backend.default_mode, backend.dtype)
     described = backend.describe()
     assert described["backend"] == "embedded"
     assert described["gguf_file"].endswith(".gguf")

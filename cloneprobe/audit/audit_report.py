@@ -214,6 +214,39 @@ class TaskEntry(_TaskIds, _TaskPass):
     verdict_reasons: list[str]
 
 
+class FileVerdictDiffers(TypedDict):
+    """A sample on which a file's own verdict and the sandbox's differ."""
+
+    task_id: str
+    sample: int
+    model: str
+    where: str
+    """The file and line that gave the verdict."""
+    file: bool
+    measured: bool
+    reason: str | None
+    """The sandbox's reason when it failed the sample."""
+    repairs: str | None
+    """What cloneprobe repaired before running it (None: run as the file gives it)."""
+    program: str
+    """The program the sandbox ran."""
+    written: str | None
+    """The completion as the file gives it, when a repair changed it (None: unchanged)."""
+
+
+class FileVerdicts(TypedDict):
+    """Sample files' own verdicts (`passed`, `is_solved`, `result`) against the sandbox's."""
+
+    samples: int
+    file_passed: int
+    executed: int
+    measured_passed: int | None
+    """Passed in the sandbox, of `executed` (None: nothing was executed)."""
+    differ_count: int
+    differ: list[FileVerdictDiffers]
+    """The samples that differ (at most the first 50; all are counted)."""
+
+
 @dataclass(frozen=True)
 class AuditReport:
     """What an audit found, for every renderer and every Python caller (see the module
@@ -245,7 +278,7 @@ class AuditReport:
     """Found in a corpus scan against not found (`--contamination DIR`)."""
     scope: Json = None
     """The bare audit's default plan: a subset, and how to ask for the study's scale."""
-    file_verdicts: Json = None
+    file_verdicts: FileVerdicts | None = None
     """Sample files' own verdicts against the sandbox's (`audit FILES --execute`)."""
     all_evidence: RowSpool | Sequence[EvidencePair] = field(default=(), compare=False)
 

@@ -42,6 +42,8 @@ from cloneprobe.evidence.panel.convergence import DEFAULT_CONVERGENCE, Convergen
 from cloneprobe.evidence.strength import best_answer_features, features_of
 from cloneprobe.execution.inputs_cache import rows_with_current_inputs
 
+from .version import DETECTOR, DETECTOR_VERSION
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS detections (
     sample_id INTEGER NOT NULL,
@@ -55,10 +57,6 @@ CREATE TABLE IF NOT EXISTS detections (
     PRIMARY KEY (sample_id, detector_key)
 );
 """
-DETECTOR = "cloneprobe.clones"
-DETECTOR_VERSION = 5
-"""Raised whenever a change to the detector can change a verdict (old verdicts are then
-recomputed, not reused)."""
 MAX_PROGRAM_BYTES = 1_000_000
 """Samples larger than this are not parsed (a 22 MB sample took 46 s and 3.4 GB)."""
 

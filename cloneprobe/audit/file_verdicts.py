@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from cloneprobe.audit.audit_report import FileVerdictDiffers, FileVerdicts
 from cloneprobe.benchmarks import Benchmark
 from cloneprobe.execution import ExecutionStore, task_execution_key
 from cloneprobe.generation import SampleStore, StoredSample
@@ -23,7 +24,7 @@ def compare_file_verdicts(
     benchmark: Benchmark,
     samples: Iterable[StoredSample],
     claims: dict[tuple, tuple[bool, str]],
-) -> dict:
+) -> FileVerdicts:
     """The `file_verdicts` section: samples the file judged, how many passed by the file and
     by the sandbox (None when the samples were not executed), and the samples that differ."""
     judged = [s for s in samples if claim_key(s) in claims]
@@ -33,7 +34,8 @@ def compare_file_verdicts(
         if task is not None and task.test:
             keys[sample.id] = task_execution_key(sample.program or "", task, sample.entry_point)
     results = ExecutionStore(store.db, read_only=store.read_only).matching(keys)  # type: ignore[arg-type]
-    differ, measured_passed, measured = [], 0, 0
+    differ: list[FileVerdictDiffers] = []
+    measured_passed, measured, differ_count = 0, 0, 0
     for sample in judged:
         claimed, where = claims[claim_key(sample)]
         result = results.get(sample.id)  # type: ignore[arg-type]
@@ -42,18 +44,23 @@ def compare_file_verdicts(
         measured += 1
         measured_passed += int(result.passed)
         if result.passed != claimed:
+            differ_count += 1
+            if len(differ) >= MAX_LISTED:
+                continue
             differ.append({
                 "task_id": sample.task_id, "sample": sample.sample_index, "model": sample.model,
                 "where": where, "file": claimed, "measured": result.passed,
                 "reason": result.reason, "repairs": sample.repairs,
+                "program": sample.program or "",
+                "written": sample.raw if sample.repairs else None,
             })  # fmt: skip
     return {
         "samples": len(judged),
         "file_passed": sum(1 for s in judged if claims[claim_key(s)][0]),
         "executed": measured,
         "measured_passed": measured_passed if measured else None,
-        "differ_count": len(differ),
-        "differ": differ[:MAX_LISTED],
+        "differ_count": differ_count,
+        "differ": differ,
     }
 
 

@@ -44,6 +44,32 @@ def task_chunks(samples: Iterable[StoredSample], size: int = CHUNK) -> Iterator[
         yield chunk
 
 
+def _programs(chunk: list[StoredSample]) -> list[SampleProgram]:
+    return [SampleProgram(s.id, s.task_id, s.program or "", s.prompt_set, s.entry_point)  # type: ignore[arg-type]
+            for s in chunk]  # fmt: skip
+
+
+def judge_ahead(
+    store: SampleStore,
+    benchmark: Benchmark,
+    settings: DetectionSettings,
+    samples: Iterable[StoredSample],
+    canonicals,
+    stop: Callable[[], bool] = lambda: False,
+) -> None:
+    """Judge and store, chunk by chunk as `audit_stream` will, the verdicts of every sample it
+    will judge, so that its `judge` then reads them back (a thread's work beside the sandbox's
+    runs, on a connection of its own: `store` is opened by that thread). `stop` is asked
+    between chunks."""
+    detections = DetectionStore(store.db, read_only=store.read_only)
+    for chunk in task_chunks(samples):
+        if stop():
+            return
+        if benchmark.get(chunk[0].task_id) is not None:
+            judge(detections, canonicals, settings,
+                  [p for p in _programs(chunk) if not too_large(p)])  # fmt: skip
+
+
 def audit_stream(
     store: SampleStore,
     benchmark: Benchmark,
@@ -62,8 +88,7 @@ def audit_stream(
     groups, run_ids = Groups(), set()
     for chunk in task_chunks(samples):
         task = benchmark.get(chunk[0].task_id)
-        programs = [SampleProgram(s.id, s.task_id, s.program or "", s.prompt_set, s.entry_point)  # type: ignore[arg-type]
-                    for s in chunk]  # fmt: skip
+        programs = _programs(chunk)
         if task is None:
             builder.skipped[f"task not in {benchmark.name}"] += len(chunk)
         else:

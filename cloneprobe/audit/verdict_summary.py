@@ -9,10 +9,12 @@ renderer gives the same counts."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from cloneprobe.audit.audit_report import AuditReport, EvidencePair, TaskEntry
 from cloneprobe.audit.signal_table import clone_evidence, pass_at_1, task_convergence
+from cloneprobe.benchmarks.selection import task_order
 from cloneprobe.evidence.verdict import MEMORIZED, SUSPECTED, VERDICTS, task_verdict
 
 
@@ -52,7 +54,7 @@ class GroupVerdicts:
     counts: dict[str, int]
     """Tasks per verdict, every verdict present (0 when none)."""
     memorized: tuple[str, ...]
-    """The memorized tasks, strongest first."""
+    """The memorized tasks, strongest first (equals by task number)."""
 
     @property
     def tasks(self) -> int:
@@ -68,13 +70,14 @@ def group_verdicts(entries: list[TaskEntry]) -> list[GroupVerdicts]:
         counts.setdefault(key, Counter())[entry["verdict"]] += 1
         if entry["verdict"] == MEMORIZED:
             strength = (entry.get("clones") or {}).get("strength") or 0.0
-            flagged.setdefault(key, []).append((-strength, entry["task_id"]))
+            flagged.setdefault(key, []).append((-strength, task_order(entry["task_id"]),
+                                                entry["task_id"]))
     ordered = sorted(counts.items(), key=lambda item: (item[0][0], item[0][1],
                                                        item[0][2] != "original", item[0][2]))
     return [
         GroupVerdicts(model, temperature, prompt_set, {v: c[v] for v in VERDICTS},
-                      tuple(t for _, t in sorted(flagged.get((model, temperature, prompt_set),
-                                                              []))))
+                      tuple(t for *_, t in sorted(flagged.get((model, temperature, prompt_set),
+                                                               []))))
         for (model, temperature, prompt_set), c in ordered
     ]  # fmt: skip
 
@@ -114,12 +117,15 @@ def pair_key(pair: EvidencePair) -> tuple:
 
 @dataclass(frozen=True)
 class PairCounts:
-    """Clone pairs and the distinct tasks they fall in, all and those that are evidence."""
+    """Clone pairs and the distinct tasks they fall in: all, those that are candidate evidence
+    (the pair's tier), and the tasks memorized (candidate evidence the same-task convergence
+    null makes rare)."""
 
     pairs: int
     tasks: int
     evidence_pairs: int
     evidence_tasks: int
+    memorized_tasks: int = 0
 
 
 def pair_counts(report: AuditReport) -> PairCounts:
@@ -132,4 +138,30 @@ def pair_counts(report: AuditReport) -> PairCounts:
         if pair.get("tier") == "evidence":
             evidence_pairs += 1
             evidence_tasks.add(pair["task_id"])
-    return PairCounts(pairs, len(tasks), evidence_pairs, len(evidence_tasks))
+    memorized = {task_id for g in report.groups
+                 for task_id, null in (g.get("convergence") or {}).items() if null["memorized"]}
+    return PairCounts(pairs, len(tasks), evidence_pairs, len(evidence_tasks), len(memorized))
+
+
+
+def pair_null(report: AuditReport, pair: Mapping) -> dict | None:
+    """The same-task convergence null of the pair's task in the pair's group (None without)."""
+    key = (pair["model"], pair["temperature"], pair["prompt_set"])
+    for g in report.groups:
+        if (g["model"], g["temperature"], g["prompt_set"]) == key:
+            return (g.get("convergence") or {}).get(pair["task_id"])
+    return None
+
+
+def pair_standing(report: AuditReport, pair: Mapping) -> str | None:
+    """For a pair of the `evidence` tier: memorized, convergent, not rare or unmeasured, from
+    its task's convergence null in its group (None for other pairs, or a report without the
+    null)."""
+    null = pair_null(report, pair) if pair.get("tier") == "evidence" else None
+    if not null:
+        return None
+    if null["memorized"]:
+        return "memorized"
+    if null["convergent"]:
+        return "convergent"
+    return "unmeasured" if null["missing"] else "not rare"

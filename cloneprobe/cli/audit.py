@@ -9,6 +9,7 @@ import click
 from .options import (
     as_written_option,
     audit_signal_options,
+    check_servers_score,
     config_option,
     detection_settings,
     detector_options,
@@ -59,6 +60,7 @@ def audit_command(**options) -> None:
         emit_report,
         error_console,
         generation_table,
+        print_signal_sections,
         progress_reporter,
         report_sections,
     )
@@ -76,6 +78,7 @@ def audit_command(**options) -> None:
     settings = generation_settings(options)
     detection = detection_settings(options)
     signals = signal_settings(options)
+    check_servers_score(signals, list(settings.models))
     reporter = progress_reporter()
     print_plan(error_console(), "audit", generation_plan_lines(settings, scope, reporter))
     generated = generate(settings, reporter)
@@ -97,7 +100,7 @@ def audit_command(**options) -> None:
         if scope is not None:
             report = report.with_sections(scope=scope)
         emit_report(report, options)
-    _print_signals(report, options, signals)
+    print_signal_sections(report, options)
 
 
 def _audit_files(options: dict) -> None:
@@ -115,7 +118,7 @@ def _audit_files(options: dict) -> None:
     )
     from ..settings import SampleSource
     from .checks import check_store_path
-    from .console import emit_report, progress_reporter, report_sections
+    from .console import emit_report, print_signal_sections, progress_reporter, report_sections
 
     if len(options["models"]) > 1 or len(options["temperatures"]) > 1:
         raise GenerationError(
@@ -151,13 +154,20 @@ def _audit_files(options: dict) -> None:
                                     reporter)  # fmt: skip
         report = complete_report(report, report_sections(options))
         emit_report(report, options)
-    _print_signals(report, options, signals)
+    print_signal_sections(report, options)
 
 
-def _print_signals(report, options: dict, signals) -> None:
-    if signals is not None and not options.get("as_json"):
-        from ..reports.signals_text import print_signal_groups, print_verdicts
-        from .console import output_console
+def _show_quick_defaults(command: click.Command) -> None:
+    """`audit --help` shows what a bare audit uses (the quick look's 8 tasks, 1 sample, 128
+    tokens), not the study's values that `generate` defaults to and a bare audit never uses."""
+    from .plan import QUICK_LIMIT, QUICK_MAX_NEW_TOKENS, QUICK_N
 
-        print_signal_groups(report, output_console())
-        print_verdicts(report, output_console())
+    quick = {"limit": f"{QUICK_LIMIT} for a quick look, 164 for the study",
+             "n": f"{QUICK_N} for a quick look, 20 for the study",
+             "max_new_tokens": f"{QUICK_MAX_NEW_TOKENS} for a quick look, 512 for the study"}
+    for param in command.params:
+        if isinstance(param, click.Option) and param.name in quick:
+            param.show_default = quick[param.name]
+
+
+_show_quick_defaults(audit_command)

@@ -69,12 +69,34 @@ def check_writable_folder(path: Path, option: str) -> None:
         )
 
 
+def special_file_kind(path: Path) -> str | None:
+    """What an existing path is when it is neither a regular file nor a folder (a device, a
+    FIFO, a socket): writing a file there would replace it, or block; None otherwise."""
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    return ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else
+            "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
+            "a socket" if stat.S_ISSOCK(mode) else "not a regular file")  # fmt: skip
+
+
 def check_writable_file(path: Path, option: str) -> None:
-    """An output file whose folder exists and can be written (checked before the work)."""
+    """An output file whose folder exists and can be written (checked before the work); never
+    a device or FIFO (the file written beside it would be renamed over it: `/dev/full` would
+    become a file)."""
     from ..errors import UserError
 
     if path.is_dir():
         raise UserError(f"{option} {path}: is a folder; give a file path")
+    kind = special_file_kind(path)
+    if kind:
+        raise UserError(f"{option} {path}: is {kind}, not a file; give the path of a regular "
+                        "file to write")  # fmt: skip
     folder = path.parent
     if not folder.is_dir():
         raise UserError(f"{option} {path}: folder {folder} does not exist; create it first")
@@ -114,6 +136,10 @@ def check_store_path(path: Path, option: str = "--store", inputs=()) -> None:
     if path.is_symlink() and not path.exists():
         raise UserError(f"{option} {path}: is a symbolic link that leads nowhere (a loop or a "
                         "missing target); give the path of a store file")  # fmt: skip
+    kind = special_file_kind(path)
+    if kind:
+        raise UserError(f"{option} {path}: is {kind}, not a store file; give the path of a "
+                        "store file (a new path creates one)")  # fmt: skip
     for source in inputs:
         if _same_file(path, Path(source)):
             raise UserError(f"{option} {path}: is also given as a sample file; give a store "
@@ -126,6 +152,10 @@ class CheckedPath(click.Path):
     def convert(self, value, param, ctx):
         if isinstance(value, str) and not value.strip():
             self.fail(f"{value!r} is an empty path; give a path", param, ctx)
+        kind = special_file_kind(Path(value)) if isinstance(value, (str, Path)) else None
+        if kind:  # reading would block (a FIFO) or never end (/dev/zero); writing replaces it
+            self.fail(f"{value} is {kind}, not a file or folder; give the path of a regular "
+                      "file", param, ctx)  # fmt: skip
         return super().convert(value, param, ctx)
 
 

@@ -34,8 +34,9 @@ def piped_width() -> int:
     return int(value) if value.isdecimal() and int(value) >= 20 else PIPED_WIDTH
 
 
-HEADER_WORD = 7
-"""Header words up to this long stay whole when a wide table is split into several."""
+HEADER_WORD = 12
+"""Header words up to this long ("temperature", "convergence)") stay whole: a table whose
+columns cannot all keep them is split into several rather than break a word ("temper/ature")."""
 
 
 def _longest_word(cell) -> int:
@@ -91,13 +92,14 @@ def _cells_need(table, console: Console, header: int = 0) -> tuple[list[int], in
 
 def split_columns(table, console: Console) -> list:
     """A table too wide for the console even with every word whole, as several tables: the
-    leading key columns (left-aligned: model, temperature, prompts) repeated in each, the
-    other columns shared out in order so that each table fits."""
+    leading key columns (left-aligned, up to four: model, temperature, prompts, clone type:
+    what tells one row from another) repeated in each, the other columns shared out in order
+    so that each table fits."""
     from rich.table import Table
 
     columns = table.columns
     keys = 0
-    while keys < min(3, len(columns) - 1) and columns[keys].justify in ("left", "default"):
+    while keys < min(4, len(columns) - 1) and columns[keys].justify in ("left", "default"):
         keys += 1
     need, available = _cells_need(table, console, HEADER_WORD)
     border = 1  # a column's share of the borders (need holds its padding)
@@ -135,7 +137,7 @@ def fitted(renderable, console: Console) -> list:
 
     if not isinstance(renderable, Table) or not renderable.columns:
         return [renderable]
-    need, available = _cells_need(renderable, console, 5)
+    need, available = _cells_need(renderable, console, HEADER_WORD)
     pieces = split_columns(renderable, console) if sum(need) > available else [renderable]
     for piece in pieces:
         fit_table(piece, console)
@@ -352,6 +354,16 @@ def progress_reporter():
     return BarReporter(console) if console.is_terminal else LineReporter(console)
 
 
+def print_signal_sections(report: AuditReport, options: dict) -> None:
+    """The signals and per-task verdicts the report holds (`audit --signals`, or stored ones
+    that `report` reads back), as tables after the clone tables; nothing under --json."""
+    if report.signals and not options.get("as_json"):
+        from ..reports.signals_text import print_signal_groups, print_verdicts
+
+        print_signal_groups(report, output_console())
+        print_verdicts(report, output_console())
+
+
 def emit_report(report: AuditReport, options: dict) -> None:
     """The audit report as JSON on stdout (--json) or tables, and the --report files. The
     report is complete (the pipeline built it); this only renders it."""
@@ -386,17 +398,24 @@ def emit_report(report: AuditReport, options: dict) -> None:
         )  # fmt: skip
 
 
+TOKENS_HEADER = "tokens (prompt + completion)"
+"""The Generation table's token column: the two counts its cells add (words no longer than
+`HEADER_WORD`, so the header stays whole at 80 columns)."""
+
+
 def generation_table(summaries):
-    """Per model: samples planned, already stored, generated, failed, tokens, time."""
+    """Per model: samples planned, already stored, generated, failed, tokens (of the prompts
+    and of the completions, as the backend counted them), time."""
     from rich.table import Table
 
     table = Table(title="Generation", title_justify="left")
-    for column in ("model", "planned", "already stored", "generated", "failed", "tokens", "time"):
+    for column in ("model", "planned", "already stored", "generated", "failed",
+                   TOKENS_HEADER, "time"):  # fmt: skip
         table.add_column(column, justify="left" if column == "model" else "right")
     for s in summaries:
         table.add_row(
             terminal_text(s.model), str(s.planned), str(s.already_stored), str(s.generated),
-            str(s.failed), f"{s.prompt_tokens}+{s.completion_tokens}", f"{s.seconds:.1f} s",
+            str(s.failed), f"{s.prompt_tokens} + {s.completion_tokens}", f"{s.seconds:.1f} s",
         )  # fmt: skip
     return table
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..errors import UserError
-from ..settings import DEFAULT_DOSES, ControlSettings
+from ..settings import ANSWER_ROOM, DEFAULT_DOSES, ControlSettings
 from ..signals.registry import signals_help
 from .checks import TEMPERATURE, CheckedPath
 from .options import benchmark_option, config_option, meaning
@@ -17,15 +17,24 @@ CONTROL = ControlSettings()
 """The control's own defaults, shown in --help."""
 
 
+MAX_EPOCHS = 1000
+"""More epochs than this is a typo (each epoch fine-tunes on half the benchmark)."""
+
+
 def _doses(values: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
-    doses = []
+    doses: list[tuple[str, int]] = []
     for value in values:
         name, _, epochs = value.partition("=")
-        if not name or not epochs.isdecimal() or int(epochs) < 1 or name == "base":
+        name = name.strip()
+        if (not name or not epochs.isdecimal() or not 1 <= int(epochs) <= MAX_EPOCHS
+                or name == "base"):  # fmt: skip
             raise UserError(
-                f"--dose {value!r}: give NAME=EPOCHS with a name other than base and at least "
-                "one epoch, e.g. --dose light=1 --dose heavy=8"
+                f"--dose {value!r}: give NAME=EPOCHS with a name other than base and 1 to "
+                f"{MAX_EPOCHS} epochs, e.g. --dose light=1 --dose heavy=8"
             )
+        if name in dict(doses):
+            raise UserError(f"--dose {value!r}: the dose {name!r} is given twice (also "
+                            f"{name}={dict(doses)[name]}); give each dose once")  # fmt: skip
         doses.append((name, int(epochs)))
     return tuple(doses)
 
@@ -54,9 +63,10 @@ def _doses(values: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
 @click.option("--temperature", type=TEMPERATURE, default=CONTROL.temperature,
               show_default=True,
               help=meaning("--temperature", "."))  # fmt: skip
-@click.option("--max-new-tokens", type=click.IntRange(min=1), default=CONTROL.max_new_tokens,
-              show_default=True,
-              help=meaning("--max-new-tokens", "."))  # fmt: skip
+@click.option("--max-new-tokens", type=click.IntRange(min=1), default=None,
+              help=meaning("--max-new-tokens", f" (default: fitted, the longest answer the "
+                           f"doses are taught plus {ANSWER_ROOM}: in chat mode the answer "
+                           "restates the prompt, and a shorter budget cuts the body)."))
 @click.option("--mode", type=click.Choice(["completion", "chat"]),
               help=meaning("--mode", " (default: chat when the model's tokenizer has a chat "
                            "template)."))  # fmt: skip
@@ -91,6 +101,7 @@ def control_command(**options) -> None:
       cloneprobe control --limit 40 -n 1          # a quick look
       cloneprobe control --model hf:./my-model --dose heavy=10 --top-layers 2
     """
+    doses = _doses(options["doses"]) or DEFAULT_DOSES  # checked before the slow imports
     from cloneprobe.control.run import run_control
 
     from ..settings import FineTuneSettings
@@ -100,7 +111,7 @@ def control_command(**options) -> None:
 
     settings = ControlSettings(
         model=options["model"], benchmark=options["benchmark_spec"], seed=options["seed"],
-        limit=options["limit"], doses=_doses(options["doses"]) or DEFAULT_DOSES,
+        limit=options["limit"], doses=doses,
         finetune=FineTuneSettings(options["top_layers"], options["learning_rate"]),
         n=options["n"], temperature=options["temperature"],
         max_new_tokens=options["max_new_tokens"], mode=options["mode"],
@@ -111,10 +122,12 @@ def control_command(**options) -> None:
     models = 1 + len(settings.doses)
     print_plan(error_console(), "control", [
         f"{settings.model}: fine-tuned at {len(settings.doses)} doses ("
-        + ", ".join(f"{name} {epochs} epochs" for name, epochs in settings.doses)
+        + ", ".join(f"{name} {epochs} epoch{'s' * (epochs != 1)}"
+                    for name, epochs in settings.doses)
         + f") on half of {tasks} tasks of {settings.benchmark} (seed {settings.seed})",
         f"{models} models x {tasks} tasks x {settings.n} samples, "
-        f"{settings.max_new_tokens} new tokens; signals {', '.join(settings.signals)}",
+        f"{settings.max_new_tokens or 'fitted'} new tokens; signals "
+        f"{', '.join(settings.signals)}",
         f"output: {settings.output} (its store is reused: a re-run resumes); the ETA of each "
         "step follows its measured rate",
     ])  # fmt: skip

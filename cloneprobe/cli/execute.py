@@ -39,6 +39,9 @@ def execute_command(**options) -> None:
       cloneprobe execute                                  # the default store
       cloneprobe execute samples.jsonl --model codex --temperature 0.8 --workers 2
     """
+    from ..execution.sandbox import start_in_background
+
+    start_in_background()  # the fork server and the probe start while the pipeline loads
     from ..pipeline import complete_report, report_on_source
     from .checks import check_outputs
     from .console import emit_report, progress_reporter, report_sections

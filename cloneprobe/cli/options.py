@@ -161,6 +161,23 @@ def _config_value(path: Path, key: str, value, param: click.Parameter) -> None:
             )
 
 
+def _config_range(ctx: click.Context, path: Path, key: str, value, param: click.Parameter):
+    """A config value the option itself would refuse (out of range, not finite, not a choice,
+    an empty path or list) is refused naming the file and the key, not a flag never typed."""
+    if isinstance(value, list) and not value:
+        raise UserError(f"{path}: setting {key!r} is an empty list; give at least one value, "
+                        f"or drop the key for the default")  # fmt: skip
+    if isinstance(param, click.Option) and param.is_flag:
+        return
+    for item in value if isinstance(value, list) else [value]:
+        try:
+            param.type.convert(item, param, ctx)
+        except click.BadParameter as error:
+            reason = error.message.rstrip(".")
+            raise UserError(f"{path}: setting {key!r} = {item!r}: {reason}; fix the value in "
+                            "the file") from None  # fmt: skip
+
+
 def _is(value, expected: str) -> bool:
     if expected == "true or false":
         return isinstance(value, bool)
@@ -206,6 +223,7 @@ def _load_config(ctx: click.Context, param: click.Parameter, path: Path | None) 
             raise UserError(f"{path}: setting {key!r} is a table; give a value, as "
                             f"`--{key}` takes")  # fmt: skip
         _config_value(path, key, value, target)
+        _config_range(ctx, path, key, value, target)
         if getattr(target, "multiple", False) and not isinstance(value, list):
             value = [value]
         elif isinstance(value, list) and not getattr(target, "multiple", False):
@@ -264,6 +282,9 @@ def split_names(values) -> list[str]:
 
 # --- option groups ---------------------------------------------------------------------------
 
+MAX_N = 10_000
+"""Samples per task at most: the study drew 20; 10**9 would plan forever."""
+
 generation_options = apply([
     option("--model", "models", multiple=True, metavar="SPEC",
                  show_default=",".join(GENERATION.models),
@@ -272,7 +293,7 @@ generation_options = apply([
     option("--temperature", "temperatures", multiple=True, type=TEMPERATURE,
                  show_default=",".join(map(str, GENERATION.temperatures)),
                  help=meaning("--temperature", "; repeat for a grid.")),
-    option("-n", "n", type=click.IntRange(min=1), default=None,
+    option("-n", "n", type=click.IntRange(min=1, max=MAX_N), default=None,
                  show_default=str(GENERATION.n),
                  help=meaning("-n", ", prompt variant and temperature.")),
     option("--prompts", "prompts_spec", default=None, metavar="SETS",
@@ -389,6 +410,10 @@ _execution_options = [
                  show_default=True, help=meaning("--workers", ": sandboxed samples.")),
     click.option("--exec-timeout", type=EXEC_SECONDS, default=EXECUTION.timeout,
                  show_default=True, help="Wall-clock seconds per sample's tests."),
+    click.option("--exec-cpu", type=click.IntRange(min=1), default=None, metavar="SECONDS",
+                 help="CPU seconds of a whole sample, all its processes together (where a "
+                 "control group counts them), and of each process [default: the timeout "
+                 "rounded up, at least 10]."),
 ]  # fmt: skip
 execution_options = apply([
     click.option("--execute", is_flag=True,
@@ -396,9 +421,9 @@ execution_options = apply([
                  "and report pass@k beside the clone counts."),
     *_execution_options,
 ])  # fmt: skip
-"""--execute, --workers, --exec-timeout."""
+"""--execute, --workers, --exec-timeout, --exec-cpu."""
 always_execution_options = apply(_execution_options)
-"""--workers and --exec-timeout, for `execute` (which always executes)."""
+"""--workers, --exec-timeout and --exec-cpu, for `execute` (which always executes)."""
 
 max_sample_bytes_option = click.option(
     "--max-sample-bytes", type=click.IntRange(min=1), default=SOURCE.max_sample_bytes,
@@ -444,6 +469,7 @@ def generation_settings(options: dict):
     from .checks import check_store_path, read_api_key_file
 
     check_store_path(Path(options["store_path"]))
+    check_generation_values(options)
     return GenerationSettings(
         models=tuple(options["models"]) or GENERATION.models,
         temperatures=tuple(options["temperatures"]) or GENERATION.temperatures,
@@ -466,6 +492,35 @@ def generation_settings(options: dict):
         recorded=recorded_options(options),
         api_key=read_api_key_file(options.get("api_key_file")),
     )
+
+
+def check_generation_values(options: dict) -> None:
+    """Values each option's type lets through but no run can mean: an empty --prompts or
+    --stop, a --base-url that is not an http(s) URL or that no openai: model would use."""
+    spec = options.get("prompts_spec")
+    if spec is not None and not split_names([spec]):
+        raise UserError(f"--prompts {spec!r} names no prompt set; give e.g. --prompts "
+                        "original,fixed, or leave it out for the default")  # fmt: skip
+    if any(stop == "" for stop in options.get("stops") or ()):
+        raise UserError("--stop '': an empty stop sequence would end every sample at once; "
+                        "give the text to stop at, e.g. --stop '\\ndef'")  # fmt: skip
+    url = options.get("base_url")
+    if url:
+        from urllib.parse import urlsplit
+
+        from ..generation.secrets import redact_url
+
+        if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
+            raise UserError(f"--base-url {redact_url(url)!r}: not an http(s) URL; give the "
+                            "server's address, e.g. http://localhost:8000/v1")  # fmt: skip
+        models = options.get("models") or GENERATION.models
+        ctx = click.get_current_context(silent=True)
+        source = ctx.get_parameter_source("base_url") if ctx else None
+        typed = source == click.core.ParameterSource.COMMANDLINE
+        if typed and not any(m.startswith("openai:") for m in models):
+            raise UserError(f"--base-url is given but no --model is openai:<model> (models: "
+                            f"{', '.join(models)}), so no request would go there; give "
+                            "--model openai:<name>, or drop --base-url")  # fmt: skip
 
 
 def detector_config(options: dict):
@@ -505,7 +560,8 @@ def execution_settings(options: dict, always: bool = False):
 
     if not (always or options.get("execute")):
         return None
-    return ExecutionSettings(workers=options["workers"], timeout=options["exec_timeout"])
+    return ExecutionSettings(workers=options["workers"], timeout=options["exec_timeout"],
+                             cpu_seconds=options.get("exec_cpu"))  # fmt: skip
 
 
 def is_store(path: Path) -> bool:
@@ -585,13 +641,41 @@ def signal_settings(options: dict):
         if options.get("reference_model"):
             raise UserError("--reference-model compares likelihood signals: add --signals")
         return None
-    return SignalSettings(
+    settings = SignalSettings(
         names=parse_signal_names(spec),
         reference_model=options.get("reference_model"),
         base_url=options.get("base_url"),
         batch_size=options.get("score_batch_size") or SIGNALS.batch_size,
         timeout=options.get("timeout") or SIGNALS.timeout,
     )
+    if settings.reference_model is not None:  # refused now, not after the long work
+        import os
+
+        from ..signals.scoring import ScorerOptions, check_scorer_model
+
+        check_scorer_model("--reference-model", settings.reference_model, ScorerOptions(
+            base_url=settings.base_url, api_key=os.environ.get("OPENAI_API_KEY"),
+            timeout=settings.timeout))  # fmt: skip
+    return settings
+
+
+def check_servers_score(settings, models: list[str]) -> None:
+    """Signals that all need log-probs, asked of a model a server is to generate with: the
+    server is asked for prompt log-probs before it generates (a server without them would
+    leave every signal asked n/a, found only after the generation)."""
+    import os
+
+    from ..signals.registry import get_signal
+    from ..signals.scoring import ScorerOptions, check_scorer_model
+
+    if settings is None or not all(get_signal(name).needs_scorer for name in settings.names):
+        return
+    options = ScorerOptions(base_url=settings.base_url, api_key=os.environ.get("OPENAI_API_KEY"),
+                            timeout=settings.timeout)  # fmt: skip
+    for model in models:
+        if model.strip().startswith("openai:"):
+            check_scorer_model(f"--signals {','.join(settings.names)} with --model", model,
+                               options)  # fmt: skip
 
 
 as_written_option = click.option(

@@ -1,15 +1,15 @@
 """First contact: the audit's quick default plan, and the plan every long command prints
-before it starts (what it will do, where, and about how long from the store's history)."""
+before it starts (what it will do, where, and about how long from the store's history; without
+history, the run measures its first wave and prints the estimate then, `cloneprobe.warmup`)."""
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
+from ..generation.history import seconds_per_sample
 from ..reports.durations import estimate_text
 
 QUICK_LIMIT = 8
@@ -18,10 +18,6 @@ QUICK_N = 1
 QUICK_MAX_NEW_TOKENS = 128
 STUDY_SCALE = "--limit 164 -n 20 --max-new-tokens 512"
 """The reference study's scale (all 164 HumanEval tasks, 20 samples each, 512 new tokens)."""
-
-EMBEDDED_SECONDS_PER_SAMPLE = 6.0
-"""A rough figure for the embedded model at 128 new tokens on a 2-core CPU (bfloat16 or
-float32, batch 16, a shared machine), used only while the store has no history of it."""
 
 
 def _given(ctx: click.Context, name: str) -> bool:
@@ -66,59 +62,18 @@ class Estimate:
     basis: str
 
 
-def history_seconds_per_sample(store: Path, model: str,
-                               max_new_tokens: int | None) -> tuple[float, int] | None:  # fmt: skip
-    """Seconds per stored sample of `model` over the store's finished generation runs (the
-    ones with the same --max-new-tokens when there are any), and how many samples that rests
-    on; None without history."""
-    if not Path(store).is_file():
-        return None
-    try:
-        db = sqlite3.connect(f"file:{Path(store).resolve()}?mode=ro", uri=True, timeout=1)
-        try:
-            rows = db.execute(
-                "SELECT r.settings, r.ended_at - r.started_at, "
-                "(SELECT COUNT(*) FROM samples s WHERE s.run_id = r.id AND s.error IS NULL) "
-                "FROM runs r WHERE r.model = ? AND r.ended_at IS NOT NULL",
-                (model,),
-            ).fetchall()
-        finally:
-            db.close()
-    except sqlite3.Error:
-        return None
-    runs = []
-    for settings, seconds, count in rows:
-        try:
-            recorded = json.loads(settings)
-        except (TypeError, ValueError):
-            continue
-        if not isinstance(recorded, dict) or "imported_from" in recorded or not count:
-            continue
-        runs.append((recorded.get("max_new_tokens"), float(seconds or 0), int(count)))
-    same = [r for r in runs if r[0] == max_new_tokens]
-    chosen = same or runs
-    total = sum(c for _, _, c in chosen)
-    if not total:
-        return None
-    return sum(s for _, s, _ in chosen) / total, total
-
-
 def estimate(store: Path, models: list[str], samples_per_model: int, max_new_tokens: int | None,
              per_model: dict | None = None) -> Estimate | None:  # fmt: skip
-    """Time for `samples_per_model` new samples of each model, from the store's history, or
-    a rough figure for the embedded model; None when nothing is known (an API model never
-    run on this store)."""
+    """Time for `samples_per_model` new samples of each model, from the store's history; None
+    when a model has none (no figure is guessed: the run measures its first wave and prints
+    the revised estimate, `cloneprobe.warmup`)."""
     seconds, bases = 0.0, []
     for model in models:
-        known = history_seconds_per_sample(store, model, max_new_tokens)
-        if known is not None:
-            rate, count = known
-            bases.append(f"{model}: {rate:.2g} s/sample over {count} earlier samples in the store")
-        elif model == "embedded":
-            rate = EMBEDDED_SECONDS_PER_SAMPLE * (max_new_tokens or 512) / QUICK_MAX_NEW_TOKENS
-            bases.append(f"{model}: a rough {rate:.2g} s/sample on a 2-core CPU (no history yet)")
-        else:
+        known = seconds_per_sample(store, model, max_new_tokens)
+        if known is None:
             return None
+        rate, count = known
+        bases.append(f"{model}: {rate:.2g} s/sample over {count} earlier samples in the store")
         seconds += rate * samples_per_model
         if per_model is not None:
             per_model[model] = rate * samples_per_model
@@ -171,8 +126,9 @@ def generation_plan_lines(settings, scope: dict | None = None, reporter=None) ->
         lines.append(f"estimate: about {estimate_text(guess.seconds)} if none is stored yet "
                      f"({guess.basis}); the ETA follows the measured rate")  # fmt: skip
     else:
-        lines.append("estimate: none yet (no history of this model in the store); the ETA "
-                     "appears once the first samples are back")  # fmt: skip
+        lines.append("estimate: none yet (no history of this model in the store); it is "
+                     "measured on this machine from the first batch of samples back and "
+                     "printed then (`measured: ...`), and the ETA follows")  # fmt: skip
     if scope is not None:
         lines.append(scope["note"])
     return lines

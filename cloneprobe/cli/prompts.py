@@ -77,6 +77,16 @@ def prompts_command(
     from .checks import check_output_file
     from .console import error_console, output_console
 
+    for flag, value in (("--show", show_task), ("--diff", diff_task)):
+        if value is not None and not value.strip():
+            raise BenchmarkError(f"{flag} {value!r} names no task; give a task id or number, "
+                                 f"e.g. {flag} 0")  # fmt: skip
+    actions = [flag for flag, value in (("--show", show_task), ("--diff", diff_task),
+                                        ("--export", export_path), ("--json", as_json or None))
+               if value is not None]  # fmt: skip
+    if len(actions) > 1:
+        raise BenchmarkError(f"{' and '.join(actions)} ask for different things, and only one "
+                             "would be done; give one of them per command")  # fmt: skip
     if export_path is not None:
         check_output_file(export_path, "--export", inputs=[Path(benchmark_spec),
                                                            *([Path(set_spec)] if set_spec else [])])
@@ -130,7 +140,8 @@ def prompts_command(
             for prompt in prompt_set.for_task(task_id):
                 console.print(Text(task_id, style="bold").append(
                     terminal_text(f" {prompt_set.name}/{prompt.variant}")))
-                console.print(Syntax(prompt.text, "python", theme="ansi_dark"))
+                # word_wrap: a line wider than the console wraps; without it Syntax crops it
+                console.print(Syntax(prompt.text, "python", theme="ansi_dark", word_wrap=True))
         return
     if diff_task:
         task_id = resolve_task_id(benchmark, diff_task)
@@ -149,9 +160,11 @@ def prompts_command(
             return
         record = next(r for r in fixed_records() if r["task_id"] == task_id)
         print_diff(console, task_id, original, record["prompt"], "fixed")
-        for change in record["changes"]:
+        for change in sorted(record["changes"], key=lambda c: (c["start"], c["end"])):
+            start, end = change["start"], change["end"]
+            where = f"line {start}" if start == end else f"lines {start}-{end}"
             console.print(
-                f"  {ISSUE_KINDS[change['kind']]} (lines {change['start']}-{change['end']}): "
+                f"  {ISSUE_KINDS[change['kind']]} ({where}): "
                 f"{change['why']}",
                 highlight=False,
                 soft_wrap=True,

@@ -47,7 +47,7 @@ def report_command(store_path, models, prompt_sets, benchmark_spec, control_dir,
     from ..generation import SampleStore
     from ..pipeline import ReportSections, report_store
     from .checks import check_not_being_written, check_outputs, check_store_path
-    from .console import emit_report, progress_reporter
+    from .console import emit_report, print_signal_sections, progress_reporter
 
     check_outputs(options)
     check_store_path(store_path)
@@ -69,3 +69,4 @@ def report_command(store_path, models, prompt_sets, benchmark_spec, control_dir,
         report = report_store(store, benchmark, detection, progress_reporter(), list(models),
                               split_names(prompt_sets), sections)
         emit_report(report, options)
+    print_signal_sections(report, options)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
+from ..errors import UserError
 from ..scan.executors import ExecutorSettings
 from ..scan.readers import CorpusSettings
 from .options import benchmark_option, config_option, meaning, option
@@ -11,6 +14,26 @@ from .options import benchmark_option, config_option, meaning, option
 CORPUS = CorpusSettings(path="")
 EXECUTOR = ExecutorSettings()
 """The scan's settings' own defaults, shown in --help."""
+
+
+def check_scan_output(output: str, corpora) -> None:
+    """An --output that can hold a scan's results: not empty, not an existing file (a store or
+    a sample file), not a corpus folder or inside one (the results would be read as corpus)."""
+    if not output.strip():
+        raise UserError(f"--output {output!r} is an empty path; give a folder for the results")
+    if "://" in output:
+        return
+    target = Path(output).resolve()
+    if target.exists() and not target.is_dir():
+        raise UserError(f"--output {output}: is a file; give a folder for the results (a new "
+                        "path makes one)")  # fmt: skip
+    for corpus in corpora:
+        if "://" in corpus or not Path(corpus).is_dir():
+            continue
+        folder = Path(corpus).resolve()
+        if target == folder or folder in target.parents:
+            raise UserError(f"--output {output}: is inside the corpus {corpus}, so the results "
+                            "would be read as corpus; give a folder outside it")  # fmt: skip
 
 
 @click.command("scan")
@@ -81,6 +104,10 @@ def scan_command(corpora, output, corpus_format, text_field, id_field, group_fie
     from ..scan.runner import ScanSettings, run_scan
     from .console import error_console, output_console
 
+    check_scan_output(output, corpora)
+    if limit == 0 or limit < -1:
+        raise UserError(f"--max-docs {limit}: give a number of documents of at least 1, or -1 "
+                        "for all of them")  # fmt: skip
     settings = ScanSettings(
         corpora=tuple(
             CorpusSettings(path, corpus_format, text_field, id_field, glob_pattern)

@@ -34,7 +34,7 @@ from cloneprobe.errors import UserError
 from cloneprobe.generation import Plan, SampleStore, SamplingSettings, run_plan
 from cloneprobe.generation.postprocess import chat_message
 from cloneprobe.pipeline import Reporter
-from cloneprobe.settings import ControlSettings
+from cloneprobe.settings import ANSWER_ROOM, ControlSettings
 
 CHAT_ANSWER_OPENING = "```python\n"
 def split_tasks(task_ids: Sequence[str], seed: int) -> tuple[list[str], list[str]]:
@@ -54,6 +54,13 @@ def answer_text(task: Task, mode: str) -> str:
         body = task.canonical_solution.rstrip("\n") + "\n"
         return CHAT_ANSWER_OPENING + task.prompt + body + "```"
     return task.canonical_solution
+
+
+def fitted_budget(texts: Sequence[TrainingText]) -> int:
+    """The control's token budget when none is given: the longest answer a dose is taught
+    (its end token included) plus `ANSWER_ROOM`, so that no dose is cut before it could write
+    what it was taught."""
+    return max(len(text.answer_ids) for text in texts) + ANSWER_ROOM
 
 
 def training_texts(backend, tasks: Sequence[Task], mode: str) -> list[TrainingText]:
@@ -148,9 +155,10 @@ def run_control(settings: ControlSettings, reporter: Reporter) -> dict:
 
     settings.output.mkdir(parents=True, exist_ok=True)
     prompt_set = load_prompt_set("original", benchmark)
+    max_new_tokens = settings.max_new_tokens or fitted_budget(texts)
     sampling = SamplingSettings(
         mode=mode,
-        max_new_tokens=settings.max_new_tokens,
+        max_new_tokens=max_new_tokens,
         seed=settings.seed,  # type: ignore[arg-type]
     )
     plan = Plan([prompt_set], benchmark, [settings.temperature], settings.n, sampling,
@@ -187,7 +195,9 @@ def run_control(settings: ControlSettings, reporter: Reporter) -> dict:
                                                         held_out)  # fmt: skip
             tasks[names[label]] = compact_tasks(per_task["default"], contaminated)
     report = {
-        "settings": {**_describe(settings), "mode": mode, "base_model": base_name, "tag": tag,
+        "settings": {**_describe(settings), "mode": mode, "max_new_tokens": max_new_tokens,
+                     "max_new_tokens_fitted": settings.max_new_tokens is None,
+                     "base_model": base_name, "tag": tag,
                      "tasks": len(task_ids), "store": str(settings.output / "control.sqlite"),
                      "sampling_key": sampling.key},
         "split": {"contaminated": contaminated, "held_out": held_out},

@@ -110,10 +110,25 @@ def chance_rates(
 def load_reference_solutions(path: Path, benchmark: Benchmark) -> dict[str, list[str]]:
     """Programs per task from a JSONL file of `task_id` with `solution` (a whole program) or
     `completion` (continuing the task's prompt)."""
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except OSError as error:
+        raise ReferencesError(f"--reference-solutions {path}: cannot read it ({error.strerror}); "
+                              "give a JSONL file of task_id and solution") from None
+    if not stat.S_ISREG(mode):
+        raise ReferencesError(f"--reference-solutions {path}: not a regular file (a folder, FIFO "
+                              "or device); give a JSONL file of task_id and solution")
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise ReferencesError(f"{path}: cannot read the reference solutions ({error})") from error
+        raise ReferencesError(f"--reference-solutions {path}: cannot read the reference "
+                              f"solutions ({error}); give a UTF-8 JSONL file of task_id and "
+                              "solution") from error  # fmt: skip
+    if not text.strip():
+        raise ReferencesError(f"--reference-solutions {path}: the file is empty; give one "
+                              "line of task_id and solution per reference solution")
     programs: dict[str, list[str]] = defaultdict(list)
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -133,7 +148,8 @@ def load_reference_solutions(path: Path, benchmark: Benchmark) -> dict[str, list
             programs[task.task_id].append(task.prompt + record["completion"])
         else:
             raise ReferencesError(f"{path}:{number}: needs a string `solution` (whole program) "
-                                 "or `completion` (continuing the prompt)")  # fmt: skip
+                                 "or `completion` (continuing the prompt); give one of "
+                                 "them")  # fmt: skip
     return dict(programs)
 
 

@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from math import ceil
 
+from cloneprobe.benchmarks.selection import task_order
+
 from .null_model import (
     CHANCE_POOL,
     chance_rates,
@@ -156,7 +158,8 @@ class StreamedEvidence:
         """The convergence null of each of the group's tasks with evidence, FDR-adjusted."""
         family = self.family(group.model)
         nulls = {}
-        for task_id, (v, s) in sorted(group.evidence_best.items()):
+        for task_id, (v, s) in sorted(group.evidence_best.items(),
+                                      key=lambda item: task_order(item[0])):
             with_evidence, _, samples = group.evidence[task_id]
             nulls[task_id] = task_null(task_id, (v / 100, s / 100), family,
                                        self.solvers(task_id, group, groups), with_evidence,

@@ -149,7 +149,13 @@ def assess_pair(
             misses.append(f"own names: keeps {len(kept)} of {len(profile.own_names)} of the "
                           f"canonical's ({_names(list(profile.own_names))})")  # fmt: skip
     elif features.verbatim < rule.exact_verbatim:
-        misses.append("the canonical has no names or literals of its own the prompt does not show")
+        own_details = list(profile.own_names + profile.own_literals)
+        misses.append(
+            f"the canonical has only {len(own_details)} name or literal of its own "
+            f"({_names(own_details)}; {rule.details_min_distinct} needed to tell a copy)"
+            if own_details else
+            "the canonical has no names or literals of its own the prompt does not show"
+        )  # fmt: skip
     if features.structure >= 1.0 and features.verbatim < rule.exact_verbatim:
         if own >= rule.structure_min_tokens:
             hits.append(f"same {own}-token code up to renaming")

@@ -88,7 +88,7 @@ def evidence_key(evidence_rule: EvidenceRule = DEFAULT_RULE, profile: str = "def
     version (the evidence features and details) and profile, the same-task convergence rule and
     the shipped panel's version. A control's per-task rows judged under another key are judged
     again from its store before they are calibrated on."""
-    from ..audit.detection import DETECTOR_VERSION
+    from ..audit.version import DETECTOR_VERSION
     from .panel.convergence import DEFAULT_CONVERGENCE
     from .panel.figures import PANEL_VERSION
 

@@ -7,7 +7,8 @@ from rich.table import Table
 from rich.text import Text
 
 from cloneprobe.reports.align import align_lines
-from cloneprobe.reports.safe_text import printable, terminal_text
+from cloneprobe.reports.safe_text import terminal_text
+from cloneprobe.reports.side_rows import side_by_side_table
 
 from ..clones import ClonePair, CloneReport
 
@@ -45,20 +46,12 @@ def pairs_table(title: str, pairs: tuple[ClonePair, ...], class_of: dict[int, in
     return table
 
 
-def side_by_side(pair: ClonePair, report: CloneReport) -> Table:
-    """Compared lines aligned by their LCS; lines only on one side are marked."""
+def side_by_side(pair: ClonePair, report: CloneReport, width: int) -> Table:
+    """Compared lines aligned by their LCS, fitting `width`; every row of a line that differs
+    is marked, and so is every row that goes on with the line above."""
     left, right = pair.compared(report.profile)
-    table = Table(show_lines=False)
-    table.add_column("", width=1)
-    table.add_column("system A", overflow="fold")
-    table.add_column("system B", overflow="fold")
-    for same, a_line, b_line in align_lines(left, right):
-        if same:
-            table.add_row(" ", terminal_text(a_line), terminal_text(b_line))
-        else:
-            table.add_row(Text("≠", style="red"), Text(printable(a_line), "red"),
-                          Text(printable(b_line), "green"))  # fmt: skip
-    return table
+    return side_by_side_table(align_lines(left, right), ("system A", "system B"), width,
+                              ("red", "red", "green"))  # fmt: skip
 
 
 def print_clone_report(report: CloneReport, console: Console, explain: bool = False) -> None:
@@ -97,4 +90,4 @@ def print_clone_report(report: CloneReport, console: Console, explain: bool = Fa
             title.append(f": {kind}type {pair.clone_type.name}, {pair.similarity}% "
                          f"(renaming {pair.clone_type.rename})")  # fmt: skip
             console.print(title, highlight=False, soft_wrap=True)
-            console.print(side_by_side(pair, report))
+            console.print(side_by_side(pair, report, console.width))

@@ -13,3 +13,11 @@ def estimate_text(seconds: float) -> str:
     if seconds < 5400:
         return f"{seconds / 60:.0f} min"
     return f"{seconds / 3600:.1f} h"
+
+
+def measured_text(model: str, seconds_per_sample: float, made: int, elapsed: float,
+                  left: int) -> str:  # fmt: skip
+    """The plan's estimate revised from what a run measured on its first samples."""
+    return (f"measured: {seconds_per_sample:.2g} s/sample for {model} on this machine (the "
+            f"first {made} back took {elapsed:.1f} s); about "
+            f"{estimate_text(seconds_per_sample * left)} left for the other {left:,}")

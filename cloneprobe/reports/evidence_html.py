@@ -11,7 +11,7 @@ from cloneprobe.audit.audit_report import EvidencePair
 from cloneprobe.reports.align import align_lines, shape_of
 from cloneprobe.reports.safe_text import html_text as escape
 
-from .glossary import CLONE_TYPE_MEANING, TIER_MEANING
+from .glossary import CLONE_TYPE_MEANING, STANDING_MEANING, TIER_MEANING
 
 LEGEND = ('<p class="legend"><span class="diff">lines that differ</span> '
           '<span class="gap">lines on one side only (e.g. the prompt\'s docstring, which is '
@@ -60,11 +60,15 @@ def independent_solutions_html(solutions: list) -> str:
             f"({len(solutions)})</summary>{''.join(blocks)}{extra}</details>")  # fmt: skip
 
 
-def pair_html(pair: EvidencePair, index: int, notes: Sequence[str] = ()) -> str:
+def pair_html(pair: EvidencePair, index: int, notes: Sequence[str] = (),
+              standing: str | None = None) -> str:  # fmt: skip
     """One clone pair, anchored `pair-<index>` (its place in the report's `evidence`), with
-    `notes` (its task's same-task convergence figure and closest independent solutions)."""
+    `notes` (its task's same-task convergence figure and closest independent solutions) and,
+    for candidate evidence, its `standing` under that null (verdict_summary.pair_standing):
+    only a memorized one is shown as evidence of memorization."""
     tier = pair.get("tier")
-    verdict = (f"{TIER_MEANING.get(tier, tier)} (strength {pair.get('strength', 0):.2f} of 1)."
+    meaning = STANDING_MEANING.get(standing or "") or TIER_MEANING.get(tier or "", tier)
+    verdict = (f"{meaning} (strength {pair.get('strength', 0):.2f} of 1)."
                if tier else "A clone (no evidence rule applied).")  # fmt: skip
     kind = CLONE_TYPE_MEANING.get(str(pair["type"]), f"Type-{pair['type']}")
     title = (f"{pair['task_id']}: {pair['model']}, t={pair['temperature']:g}, "
@@ -86,6 +90,8 @@ def pair_html(pair: EvidencePair, index: int, notes: Sequence[str] = ()) -> str:
     else:  # a report written before the code was kept
         shown = renamed
     css = f"pair tier-{tier}" if tier else "pair"
+    if standing and standing != "memorized":
+        css = "pair tier-candidate"  # not shown as evidence: convergence explains it
     return (f'<div class="{css}" id="pair-{index}"><h3>{escape(title)}</h3>'
             f'<p class="tier">{escape(verdict)}</p><p>{escape(about)}</p>'
             + (f'<p class="why">Why: {escape(reasons)}</p>' if reasons else "")

@@ -64,17 +64,14 @@ def convergence_lines(report: AuditReport) -> list[str]:
 def pair_convergence_lines(report: AuditReport, pair: dict) -> list[str]:
     """Beside a clone pair of a task with evidence: the rarity figure and the closest
     independent solutions of its task."""
+    from cloneprobe.audit.verdict_summary import pair_null
     from cloneprobe.evidence.panel.convergence import closest_text
 
-    for g in report.groups:
-        if (g["model"], g["temperature"], g["prompt_set"]) == (
-            pair["model"], pair["temperature"], pair["prompt_set"]
-        ):
-            null = (g.get("convergence") or {}).get(pair["task_id"])
-            if null:
-                return [f"same-task convergence: {null['figure']}"] + [
-                    "closest independent: " + c for c in closest_text(null)]  # fmt: skip
-    return []
+    null = pair_null(report, pair)
+    if not null:
+        return []
+    return [f"same-task convergence: {null['figure']}"] + [
+        "closest independent: " + c for c in closest_text(null)]  # fmt: skip
 
 
 def convergence_rule_line(report: AuditReport) -> str:
@@ -138,9 +135,15 @@ def chance_line(report: AuditReport) -> str:
     )
 
 
-def pair_reason_line(pair: dict) -> str:
-    """One line: the pair's tier, strength and reasons."""
+def pair_reason_line(pair: dict, standing: str | None = None) -> str:
+    """One line: the pair's tier (for candidate evidence, its standing under the same-task
+    convergence null: verdict_summary.pair_standing), strength and reasons."""
     if "tier" not in pair:
         return ""
     reasons = "; ".join(pair.get("reasons") or [])
-    return f"{pair['tier']} (strength {pair['strength']:.2f}): {reasons}"
+    tier = pair["tier"]
+    if standing == "memorized":
+        tier = "evidence of memorization"
+    elif standing:
+        tier = f"candidate evidence, {standing} (not memorization)"
+    return f"{tier} (strength {pair['strength']:.2f}): {reasons}"

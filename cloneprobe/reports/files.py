@@ -10,10 +10,17 @@ from cloneprobe.atomic import write_atomically
 from cloneprobe.audit.aggregate import TYPES
 from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.audit.spool import RowSpool
+from cloneprobe.audit.verdict_summary import pair_standing
 from cloneprobe.evidence.verdict import calibration_line
 from cloneprobe.reports.safe_text import csv_cell, latex_text, markdown_text
 
 from . import evidence_tables as ev
+from .file_verdicts_view import (
+    FILE_VERDICTS_HEADER,
+    FILE_VERDICTS_TITLE,
+    file_verdict_rows,
+    file_verdicts_sentence,
+)
 from .html import render_html
 from .summary_lines import summary_lines
 from .tables import (
@@ -108,6 +115,12 @@ def render_markdown(report: AuditReport) -> str:
     if correctness:
         table = _markdown_table(CORRECTNESS_HEADER, correctness)
         parts += [f"## {CORRECTNESS_TITLE}", table, isolation_line(report), repair_line(report)]
+    if report.file_verdicts and report.file_verdicts.get("samples"):
+        section = report.file_verdicts
+        parts += [f"## {FILE_VERDICTS_TITLE}", markdown_text(file_verdicts_sentence(section))]
+        if section["differ"]:
+            parts += [_markdown_table(FILE_VERDICTS_HEADER, file_verdict_rows(section)),
+                      "The code of each is in report.html and report.json."]  # fmt: skip
     verdicts = verdict_group_rows(report)
     if verdicts:
         parts += [f"## {VERDICT_TITLE}", _markdown_table(VERDICT_HEADER, verdicts),
@@ -119,7 +132,8 @@ def render_markdown(report: AuditReport) -> str:
     reasons = [
         "- " + markdown_text(
             f"{p['model']} t={p['temperature']:g} {p['prompt_set']} {p['task_id']} sample "
-            f"{p['sample']} (type {p['type']}, {p['similarity']}%): {ev.pair_reason_line(p)}"
+            f"{p['sample']} (type {p['type']}, {p['similarity']}%): "
+            f"{ev.pair_reason_line(p, pair_standing(report, p))}"
         )
         for p in report.evidence
         if ev.pair_reason_line(p)

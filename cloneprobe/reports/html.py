@@ -2,18 +2,21 @@
 many tasks memorized, suspected, with no evidence, uninformative; the strongest cases linked;
 what the words mean), the per-task view with the verdict first, then the tables behind the
 counts, a plot of clone rate against temperature (when there are several temperatures), the
-positive control's section when it has one, and every clone pair shown: the code as written
-side by side, the compared (renamed) lines folded under it. No external assets."""
+positive control's section when it has one, a sample file's own verdicts against
+cloneprobe's (the samples that differ, their code folded), and every clone pair shown: the
+code as written side by side, the compared (renamed) lines folded under it. No external
+assets."""
 
 from __future__ import annotations
 
 from cloneprobe.audit.audit_report import AuditReport
-from cloneprobe.audit.verdict_summary import pair_counts, task_entries
+from cloneprobe.audit.verdict_summary import pair_counts, pair_standing, task_entries
 from cloneprobe.reports.safe_text import html_text as escape
 
 from . import evidence_tables as ev
 from .control_html import control_section
 from .evidence_html import display_order, pair_html
+from .file_verdicts_view import file_verdicts_html, file_verdicts_pointer
 from .glossary import CLONE_TYPE_MEANING
 from .page import page
 from .page import plain_table as _table
@@ -58,7 +61,7 @@ def rate_plot(report: AuditReport, width: int = 560, height: int = 300) -> str:
 
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        'role="img" aria-label="clone rate against temperature">',
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="clone rate against temperature">',
         f'<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="#333"/>',
         f'<line x1="{left}" y1="{upper}" x2="{left}" y2="{bottom}" stroke="#333"/>',
         f'<text x="{(left + right) / 2}" y="{height - 5}" text-anchor="middle">temperature</text>',
@@ -91,7 +94,8 @@ def evidence_heading(report: AuditReport) -> str:
     counts = pair_counts(report)
     return (f"Clone pairs: {counts.pairs} pairs of a canonical solution and a sample, in "
             f"{counts.tasks} task(s); {counts.evidence_pairs} of them, in "
-            f"{counts.evidence_tasks} task(s), are evidence of memorization")  # fmt: skip
+            f"{counts.evidence_tasks} task(s), are candidate evidence; memorized (rare under "
+            f"convergence): {counts.memorized_tasks} task(s)")  # fmt: skip
 
 
 def render_html(report: AuditReport) -> str:
@@ -99,7 +103,10 @@ def render_html(report: AuditReport) -> str:
     then the per-task view, the tables behind the counts, and every clone pair shown."""
     entries = task_entries(report)
     groups, comparisons = display_group_rows(report), display_comparison_rows(report)
-    body = ["<h1>cloneprobe audit</h1>", *summary_section(report, entries, _table)]
+    summary = summary_section(report, entries, _table)
+    answered = next(i for i, part in enumerate(summary) if 'class="answer"' in part)
+    summary[answered + 1:answered + 1] = file_verdicts_pointer(report.file_verdicts)
+    body = ["<h1>cloneprobe audit</h1>", *summary]
     body += task_section(report, _table)
     body += [
         f"<h2>{escape(ev.EVIDENCE_TITLE)}</h2>",
@@ -129,6 +136,7 @@ def render_html(report: AuditReport) -> str:
     if correctness:
         body += [f"<h2>{CORRECTNESS_TITLE}</h2>", _table(CORRECTNESS_HEADER, correctness),
                  f"<p>{escape(isolation_line(report))}</p>"]  # fmt: skip
+    body += file_verdicts_html(report.file_verdicts)
     if report.control:
         body += control_section(report.control, _table, sortable_table)
         if not entries:
@@ -140,7 +148,8 @@ def render_html(report: AuditReport) -> str:
             f"group and task, evidence first. Every pair is in {escape(report.evidence_file)} "
             "beside this page.</p>"
         )
-    body += [pair_html(pair, index, ev.pair_convergence_lines(report, pair))
+    body += [pair_html(pair, index, ev.pair_convergence_lines(report, pair),
+                       pair_standing(report, pair))
              for index, pair in display_order(report.evidence)]
     body += ["<h2>How this was measured</h2>", f"<p>{escape(settings_line(report))}</p>",
              f"<p>{escape(runs_line(report))}</p>"]  # fmt: skip

@@ -17,13 +17,17 @@ gap:.2em 1em;font-size:.9em} dt{font-weight:600} dd{margin:0}
 .pair{margin:1.5em 0;border-top:1px solid #ddd} table.code td{font-family:monospace;
 text-align:left;white-space:pre-wrap} .pair pre{background:#f6f6f6;padding:.4em}
 h3{font-size:1em} p.tier{font-weight:600}
-.tier-evidence p.tier{color:#b00} .tier-similar p.tier{color:#555}
+.tier-evidence p.tier{color:#b00} .tier-similar p.tier,.tier-candidate p.tier{color:#555}
 div.wide{overflow-x:auto;max-width:100%} table.tasks td{white-space:nowrap;overflow:hidden;
 text-overflow:ellipsis;max-width:14em} table.tasks td.why{font-size:.85em;max-width:18em}
 .diff{background:#fff3cd} .gap{background:#f4f4f4;color:#777}
 p.legend span{padding:0 .4em;font-size:.85em;margin-right:.5em}
 td.v-memorized{color:#b00;font-weight:600}
-td.v-suspected{color:#a60;font-weight:600} svg{display:block;margin:.5em 0}
+td.v-suspected{color:#a60;font-weight:600}
+svg{display:block;margin:.5em 0;max-width:100%;height:auto}
+table.file-verdicts td{vertical-align:top} table.file-verdicts td.why{white-space:normal;
+min-width:18em;max-width:28em} table.file-verdicts pre{background:#f6f6f6;padding:.4em;
+white-space:pre;max-width:60em;overflow-x:auto}
 """
 
 def plain_table(header: list[str], rows: list[list], left: int = 3) -> str:
@@ -34,7 +38,8 @@ def plain_table(header: list[str], rows: list[list], left: int = 3) -> str:
                          for i, c in enumerate(row)) + "</tr>"
         for row in rows
     )  # fmt: skip
-    return f"<table><tr>{head}</tr>{body}</table>"
+    # in its own scrolling box: a table wider than the window scrolls, not the whole page
+    return f'<div class="wide"><table><tr>{head}</tr>{body}</table></div>'
 
 
 

@@ -81,7 +81,7 @@ def strip_plot(title: str, rows: Sequence[tuple[str, Sequence[float]]], axis: st
 
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'role="img" aria-label="{escape(title)}">',
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}">',
         f'<text x="4" y="16" font-size="12" font-weight="bold">{escape(title)}</text>',
     ]
     bottom = top + row_height * len(shown)
@@ -136,7 +136,7 @@ def scatter_plot(title: str, series: Sequence[tuple[str, Sequence[tuple[float, f
 
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{size + legend}" height="{size}" '
-        f'role="img" aria-label="{escape(title)}">',
+        f'viewBox="0 0 {size + legend} {size}" role="img" aria-label="{escape(title)}">',
         f'<text x="4" y="14" font-size="12" font-weight="bold">{escape(title)}</text>',
         f'<rect x="{edge}" y="{size - far}" width="{far - edge}" height="{far - edge}" '
         'fill="none" stroke="#333"/>',
@@ -180,7 +180,8 @@ def roc_plot(title: str, curves: Sequence[tuple[str, float, Sequence[Sequence[fl
 
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{size + legend}" height="{size}" '
-        f'role="img" aria-label="ROC curves: {escape(title)}">',
+        f'viewBox="0 0 {size + legend} {size}" role="img" '
+        f'aria-label="ROC curves: {escape(title)}">',
         f'<rect x="{low}" y="{low}" width="{high - low}" height="{high - low}" fill="none" '
         'stroke="#333"/>',
         f'<line x1="{low}" y1="{high}" x2="{high}" y2="{low}" stroke="#bbb" stroke-dasharray="4"/>',

@@ -44,6 +44,28 @@ def issues_table() -> Table:
     return table
 
 
+CONTINUED = "\u21aa "
+"""After a diff line's marker, where the line goes on from the row above (it was wider than
+the console)."""
+
+
+def diff_rows(line: str, width: int) -> list[str]:
+    """A unified-diff line as rows of at most `width` characters, cut between words where it
+    can be: every row after the first starts with the line's own marker (`-`, `+` or a space)
+    and CONTINUED, so a wrapped removed or added line still reads as removed or added, and as
+    one line, with or without colour."""
+    lead = line[:1] + CONTINUED
+    if len(line) <= width or width <= len(lead) + 8:
+        return [line]
+    rows, rest = [], line
+    while len(rest) > width:
+        cut = rest.rfind(" ", len(lead) + 1 if rows else 2, width + 1)
+        cut = cut if cut > (len(lead) if rows else 1) else width
+        rows.append(rest[:cut].rstrip())
+        rest = lead + rest[cut:].lstrip(" ")
+    return [*rows, rest]
+
+
 def print_diff(console: Console, task_id: str, original: str, other: str, label: str) -> None:
     console.print(f"[bold]{task_id}[/bold]: original -> {label}", highlight=False)
     diff = difflib.unified_diff(
@@ -53,6 +75,7 @@ def print_diff(console: Console, task_id: str, original: str, other: str, label:
     for line in diff:
         shown = True
         style = "green" if line.startswith("+") else "red" if line.startswith("-") else "cyan"
-        console.print(Text(line, style=style if line[:1] in "+-@" else ""), soft_wrap=True)
+        for row in diff_rows(line.expandtabs(), console.width):
+            console.print(Text(row, style=style if line[:1] in "+-@" else ""), soft_wrap=True)
     if not shown:
         console.print("(identical)")

@@ -30,7 +30,9 @@ def print_signal_groups(report: AuditReport, console: Console) -> None:
                   "(ppl: lower is more memorized; the others: higher)",
                   title_justify="left")  # fmt: skip
     for column in ("model", "T", "prompts", "tasks", *(short_name(n) for n in names)):
-        table.add_column(column, justify="left" if column in ("model", "prompts") else "right")
+        # T is a key like model and prompts: left, so a split table repeats it in every piece
+        table.add_column(column, justify="left" if column in ("model", "T", "prompts")
+                         else "right")  # fmt: skip
     reasons: dict[str, str] = {}
     for group in section["groups"]:
         cells = []
@@ -57,7 +59,7 @@ def print_signal_tasks(report: AuditReport, console: Console) -> None:
     table = Table(title="Per task: clone evidence and signals", title_justify="left")
     for column in ("model", "T", "prompts", "task", "clone", *(short_name(n) for n in names),
                    "verdict"):  # fmt: skip
-        table.add_column(column, justify="left" if column in ("model", "prompts", "task",
+        table.add_column(column, justify="left" if column in ("model", "T", "prompts", "task",
                                                               "verdict") else "right")  # fmt: skip
     for entry in report.tasks or []:
         clones = entry.get("clones") or {}

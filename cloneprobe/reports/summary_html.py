@@ -21,8 +21,11 @@ def summary_section(report: AuditReport, entries: list, table) -> list[str]:
     rows = [[g.model, f"{g.temperature:g}", g.prompt_set, str(g.tasks),
              *(str(g.counts[v]) for v in VERDICTS)] for g in groups]  # fmt: skip
     lines = "".join(f"<li>{escape(group_sentence(g))}</li>" for g in groups)
+    # a subset (the bare audit's quick look) says so beside the answer, not only at the foot
+    scope = f'<p class="scope">{escape(report.scope["note"])}</p>' if report.scope else ""
     parts = ['<section id="summary">', "<h2>Summary</h2>",
-             f'<p class="answer">{escape(answer(groups))}</p>', f'<ul class="groups">{lines}</ul>',
+             f'<p class="answer">{escape(answer(groups))}</p>', scope,
+             f'<ul class="groups">{lines}</ul>',
              table(["model", "temperature", "prompts", "tasks judged", *VERDICTS], rows, 3)]
     cases = strongest_cases(report, entries)
     if cases:

@@ -4,6 +4,7 @@ sentence for the whole report, one per model x temperature x prompt set."""
 from __future__ import annotations
 
 from cloneprobe.audit.audit_report import AuditReport
+from cloneprobe.audit.stats import wilson_interval
 from cloneprobe.audit.verdict_summary import GroupVerdicts, group_verdicts, task_entries
 from cloneprobe.evidence.verdict import MEMORIZED, SUSPECTED
 
@@ -21,8 +22,10 @@ def group_sentence(group: GroupVerdicts) -> str:
     c = group.counts
     named = ", ".join(group.memorized[:SHOWN_TASKS]) + (
         ", ..." if len(group.memorized) > SHOWN_TASKS else "")  # fmt: skip
-    memorized = f"{c[MEMORIZED]} of {group.tasks} tasks memorized" + (
-        f" ({named})" if named else "")  # fmt: skip
+    low, high = wilson_interval(c[MEMORIZED], group.tasks)
+    memorized = (f"{c[MEMORIZED]} of {group.tasks} tasks memorized (95% CI "
+                 f"{100 * low:.0f}-{100 * high:.0f}% of such tasks)"
+                 + (f": {named}" if named else ""))  # fmt: skip
     return (f"{group.model} at temperature {group.temperature:g}, {group.prompt_set} prompts: "
             f"{memorized}, {c[SUSPECTED]} suspected, {c['no evidence']} with no evidence, "
             f"{c['uninformative']} uninformative.")  # fmt: skip

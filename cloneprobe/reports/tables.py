@@ -96,7 +96,8 @@ def pair_count_line(report: AuditReport) -> str:
     if not report.has_evidence_view:
         return f"{counts.pairs} clone pair(s) in {counts.tasks} task(s)"
     return (f"{counts.pairs} clone pair(s) in {counts.tasks} task(s); {counts.evidence_pairs} "
-            f"of them, in {counts.evidence_tasks} task(s), are evidence of memorization")
+            f"of them, in {counts.evidence_tasks} task(s), are candidate evidence; memorized "
+            f"(rare under convergence): {counts.memorized_tasks} task(s)")
 
 
 def display_group_rows(report: AuditReport) -> list[list[str]]:

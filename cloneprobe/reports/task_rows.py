@@ -8,6 +8,7 @@ from collections import Counter
 
 from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.audit.verdict_summary import task_entries
+from cloneprobe.benchmarks.selection import task_order
 from cloneprobe.evidence.verdict import VERDICTS
 from cloneprobe.signals.registry import short_name
 
@@ -89,14 +90,7 @@ def reading_order(entry) -> tuple:
     rank = VERDICTS.index(verdict) if verdict in VERDICTS else len(VERDICTS)
     strength = -((entry.get("clones") or {}).get("strength") or 0.0)
     return (rank, strength, entry["model"], entry["temperature"],
-            entry["prompt_set"] != "original", entry["prompt_set"], natural(entry["task_id"]))
-
-
-def natural(text: str) -> tuple:
-    """`HumanEval/4` before `HumanEval/12`: digits compared as numbers."""
-    import re
-
-    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text))
+            entry["prompt_set"] != "original", entry["prompt_set"], task_order(entry["task_id"]))
 
 
 def verdict_group_rows(report: AuditReport) -> list[list[str]]:

@@ -7,8 +7,10 @@ from rich.table import Table
 from rich.text import Text
 
 from cloneprobe.audit.audit_report import AuditReport
+from cloneprobe.audit.verdict_summary import pair_standing
 from cloneprobe.reports.align import align_lines, shape_of
 from cloneprobe.reports.safe_text import terminal_text
+from cloneprobe.reports.side_rows import side_by_side_table
 
 from . import evidence_tables as ev
 from .summary_lines import summary_lines
@@ -57,8 +59,8 @@ def print_report(report: AuditReport, console: Console, evidence: bool = False) 
     if comparisons:
         comparison = Table(title="Original against other prompts (tasks with a clone)",
                            title_justify="left")  # fmt: skip
-        for number, column in enumerate(COMPARISON_HEADER):
-            comparison.add_column(column, justify="left" if number < 3 else "right")
+        for number, column in enumerate(COMPARISON_HEADER):  # keys: model, T, vs, type
+            comparison.add_column(column, justify="left" if number < 4 else "right")
         for row in comparisons:
             comparison.add_row(*map(terminal_text, row))
         console.print(comparison)
@@ -88,21 +90,18 @@ def print_report(report: AuditReport, console: Console, evidence: bool = False) 
                 f": type {pair['type']}, {pair['similarity']}% vs canonical of "
                 f"{pair['canonical_task']}"))
             console.print(title, highlight=False, soft_wrap=True)  # fmt: skip
-            if ev.pair_reason_line(pair):
-                console.print(terminal_text(ev.pair_reason_line(pair)), highlight=False,
-                              soft_wrap=True)  # fmt: skip
+            reason = ev.pair_reason_line(pair, pair_standing(report, pair))
+            if reason:
+                console.print(terminal_text(reason), highlight=False, soft_wrap=True)
                 for line in ev.pair_convergence_lines(report, pair):
                     console.print(terminal_text(line), highlight=False, soft_wrap=True)
-            side = Table(show_header=True)
             code = pair.get("code")  # the code as written (a report before it: compared lines)
             shown = "" if code else " (as compared)"
-            side.add_column(f"canonical{shown}", overflow="fold")
-            side.add_column(f"sample{shown}", overflow="fold")
             left, right = (code or pair["compared"])["canonical"], (code or pair["compared"])[
                 "sample"]
-            for same, a, b in align_lines(left, right, shape_of if code else None):
-                side.add_row(terminal_text(a), terminal_text(b), style=None if same else "yellow")
-            console.print(side)
+            aligned = align_lines(left, right, shape_of if code else None)
+            console.print(side_by_side_table(aligned, (f"canonical{shown}", f"sample{shown}"),
+                                             console.width, ("yellow",) * 3))  # fmt: skip
 
 
 def print_table(console: Console, title: str, header: list[str], rows: list[list[str]]) -> None:

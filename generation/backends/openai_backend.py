@@ -225,18 +225,22 @@ class OpenAIBackend(Backend):
                     self.supports_n = False
                     n = 1
                     continue
-                raise _Failed(f"bad request: {_message(error)}") from error
+                raise _Failed(f"{_where(self)} answered HTTP {error.status_code} (bad request): "
+                              f"{_message(error)}") from error
             except openai.APIStatusError as error:
                 if 300 <= error.status_code < 400:
                     where = error.response.headers.get("location", "?")
-                    raise _Failed(f"HTTP {error.status_code}: the server redirects to {where}; "
-                                  "give that address as --base-url") from error
+                    raise _Failed(f"{_where(self)} answered HTTP {error.status_code}: it "
+                                  f"redirects to {where}; give that address as --base-url"
+                                  ) from error
                 if error.status_code not in RETRYABLE_STATUS or attempt >= self.max_retries:
-                    raise _Failed(f"HTTP {error.status_code}: {_message(error)}") from error
+                    raise _Failed(f"{_where(self)} answered HTTP {error.status_code}: "
+                                  f"{_message(error)}") from error
                 asked = _retry_after(error)
                 if asked is not None and asked > MAX_RETRY_AFTER:
                     raise _Failed(
-                        f"HTTP {error.status_code}: the server asks to retry in {asked:g} s, "
+                        f"{_where(self)} answered HTTP {error.status_code}: it asks to retry "
+                        f"in {asked:g} s, "
                         f"longer than cloneprobe waits ({MAX_RETRY_AFTER:g} s); run again later "
                         "(what was stored is kept) or lower --concurrency"
                     ) from error
@@ -260,7 +264,8 @@ class OpenAIBackend(Backend):
                               "address of a server speaking the OpenAI API") from error
             except (openai.APIResponseValidationError, ValueError) as error:
                 if attempt >= self.max_retries:
-                    raise _Failed(f"malformed response: {error}") from error
+                    raise _Failed(f"{_where(self)} sent a malformed response: {error}"
+                                  ) from error
                 delay = self._backoff(attempt)
             attempt += 1
             await asyncio.sleep(delay)

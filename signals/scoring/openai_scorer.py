@@ -78,7 +78,9 @@ class OpenAIScorer:
                 failures.append(f"{method}: HTTP {error.status_code} {_message(error)}")
                 continue
             except (openai.APIConnectionError, openai.APITimeoutError) as error:
-                self._reason = f"{self.identity}: cannot reach the server ({error})"
+                self._reason = (f"{self.identity}: cannot reach the server ({error}), so the "
+                                "likelihood signals cannot be computed from it; check --base-url "
+                                "and that the server runs there")  # fmt: skip
                 return self._reason
             if isinstance(scored, TokenLogProbs) and scored.logprobs:
                 self.method = method
@@ -87,8 +89,9 @@ class OpenAIScorer:
         self._reason = (
             f"{self.identity} does not give prompt log-probs ("
             + "; ".join(failures)
-            + "); likelihood signals need a server that does (vLLM, or a completion model "
-            "with echo and logprobs) or a local model (hf:<path>)"
+            + "), so the likelihood signals cannot be computed from it; use a server that "
+            "returns prompt log-probs (vLLM, or a completion model with echo and logprobs) or a "
+            "local model (hf:<path>)"
         )
         return self._reason
 

@@ -25,16 +25,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
-from cloneprobe.atomic import atomic_text_file, write_atomically
 from cloneprobe.evidence.panel.figures import SOURCES_FILE
 
-from .convergence_check import audit_source, blind_pairs
+from .convergence_check import audit_source, blind_pairs, write_blind
 
 
 def published_pairs(mirrors: Path, folder: Path) -> list[dict]:
@@ -69,15 +67,7 @@ def write_pairs(args) -> int:
         pairs = published_pairs(args.mirrors, folder) if args.mirrors else []
         if args.control:
             pairs += control_pairs(args.control, args.dose, folder)
-    random.Random(args.seed).shuffle(pairs)
-    with atomic_text_file(args.out) as out:
-        for number, pair in enumerate(pairs):
-            out.write(json.dumps({"pair": number, "task_id": pair["task_id"],
-                                  "canonical": pair["canonical"],
-                                  "sample": pair["sample"]}) + "\n")  # fmt: skip
-    write_atomically(args.key, json.dumps([
-        {"pair": n, "model": p["model"], "origin": p["origin"], "task_id": p["task_id"],
-         "memorized": p["memorized"]} for n, p in enumerate(pairs)], indent=1))  # fmt: skip
+    write_blind(pairs, args.out, args.key, args.seed)
     tool = sum(p["memorized"] for p in pairs)
     print(f"{len(pairs)} pairs ({tool} memorized by the tool) written to {args.out}; "
           f"the key: {args.key}")  # fmt: skip

@@ -106,6 +106,21 @@ def blind_pairs(report: dict, model: str) -> list[dict]:
             for t, p in sorted(best.items())]  # fmt: skip
 
 
+def write_blind(pairs: list[dict], out: Path, key: Path, seed: int) -> None:
+    """The pairs shuffled (seeded) without model or verdict to `out` (JSONL), and the key that
+    joins each back to its model, origin, task and verdict to `key` (JSON)."""
+    random.Random(seed).shuffle(pairs)
+    with atomic_text_file(out) as stream:
+        for number, pair in enumerate(pairs):
+            stream.write(json.dumps({"pair": number, "task_id": pair["task_id"],
+                                     "canonical": pair["canonical"],
+                                     "sample": pair["sample"]}) + "\n")  # fmt: skip
+    write_atomically(key, json.dumps([
+        {"pair": n, "model": p["model"], "origin": p.get("origin", "published"),
+         "task_id": p["task_id"], "memorized": p["memorized"]}
+        for n, p in enumerate(pairs)], indent=1))  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mirrors", type=Path, required=True)
@@ -152,15 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     bad = sum(len(r["violations"]) for r in rows)
     print(f"memorized verdicts: {total}; written as close by another family (violations): {bad}")
     if args.blind and args.key:
-        random.Random(args.seed).shuffle(pairs)
-        with atomic_text_file(args.blind) as out:
-            for number, pair in enumerate(pairs):
-                out.write(json.dumps({"pair": number, "task_id": pair["task_id"],
-                                      "canonical": pair["canonical"],
-                                      "sample": pair["sample"]}) + "\n")  # fmt: skip
-        write_atomically(args.key, json.dumps([{"pair": n, "model": p["model"],
-                                                "memorized": p["memorized"]}
-                                               for n, p in enumerate(pairs)]))  # fmt: skip
+        write_blind(pairs, args.blind, args.key, args.seed)
         print(f"blind pairs: {len(pairs)} written to {args.blind} (key: {args.key})")
     return 0
 

@@ -76,7 +76,7 @@ def control_counts(folder: Path, rule: ConvergenceRule) -> dict[str, dict]:
 
 def sweep(mirrors: Path | None, control: Path | None, margins) -> list[dict]:
     sources = json.loads(SOURCES_FILE.read_text())["sources"] if mirrors else []
-    figures = all_figures(None)
+    figures = all_figures(None) if mirrors else {}
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)

@@ -53,7 +53,11 @@ def parse_family_options(values: Iterable[str]) -> dict[str, str]:
         if not sep or not model.strip() or not family.strip():
             raise FamilyError(f"--family {value!r}: give MODEL=FAMILY, e.g. "
                               "--family my-finetune=meta-llama")  # fmt: skip
-        named[model.strip()] = family.strip().lower()
+        model, family = model.strip(), family.strip().lower()
+        if named.get(model, family) != family:
+            raise FamilyError(f"--family {value!r}: {model} is also named family "
+                              f"{named[model]!r}; give each model one family")  # fmt: skip
+        named[model] = family
     return named
 
 

@@ -69,7 +69,7 @@ class ShippedPanel:
 def shipped_panel() -> ShippedPanel:
     """The package's panel figures; stale (and so unused) when they were derived with another
     detector or panel version than this one's."""
-    from ...audit.detection import DETECTOR_VERSION
+    from ...audit.version import DETECTOR_VERSION
 
     try:
         text = resources.files(__package__).joinpath("figures.json").read_text(encoding="utf-8")
