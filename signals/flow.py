@@ -253,15 +253,21 @@ def _fill(keeper: SignalStore, todo: list[_Pending], factory: ScorerFactory, pro
     if progress:
         progress(len({id(p.row) for p in todo} - set(left)))
     scorers: dict[str, LogProbScorer | str] = {}
-    for (_, model), pendings in missing.items():
+    for (_, model) in missing:
         if model and model not in scorers:
             try:
                 scorers[model] = factory(model)
             except SignalError as error:
                 scorers[model] = str(error)
-        scorer = scorers.get(model)
-        for begin in range(0, len(pendings), CHUNK):
+    # a chunk of rows gets every signal before the next chunk starts, so rows finish (and the
+    # progress advances) all along, not only once the last signal's turn comes
+    longest = max((len(pendings) for pendings in missing.values()), default=0)
+    for begin in range(0, longest, CHUNK):
+        for (_, model), pendings in missing.items():
             chunk = pendings[begin : begin + CHUNK]
+            if not chunk:
+                continue
+            scorer = scorers.get(model)
             if isinstance(scorer, str):
                 scores = [SignalScore.unavailable(p.signal.name, scorer) for p in chunk]
             else:

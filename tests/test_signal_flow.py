@@ -92,6 +92,44 @@ def test_every_signal_per_task_with_the_fixed_and_reference_views(tmp_path):
     assert all(not r.scores["cdd"].available for r in cold)
 
 
+def test_rows_finish_all_along_not_only_when_the_last_signal_starts(tmp_path):
+    """Progress advances a row once its last score is in: each chunk of rows gets every signal
+    before the next chunk starts, so the first rows are done after a fraction of the work (a
+    loop over signals first kept the bar at 0 until the last signal's turn)."""
+    import sqlite3
+
+    from cloneprobe.signals.flow import CHUNK
+
+    path = tmp_path / "s.sqlite"
+    tasks = [f"HumanEval/{i}" for i in range(2 * CHUNK)]
+    stored_at_first_advance = []
+    with (
+        OpenAITestServer(prompt_logprobs="echo") as server,
+        SampleStore(path) as store,
+    ):
+        store.add([
+            StoredSample(model=MODEL, settings_key="k1", prompt_set="original",
+                         variant="original", task_id=task_id, temperature=0.8, sample_index=i,
+                         mode="completion", program=HUMANEVAL.get(task_id).prompt + "    pass\n")
+            for task_id in tasks for i in range(3)
+        ])  # fmt: skip
+
+        def advanced(count: int) -> None:
+            if count and not stored_at_first_advance:
+                with sqlite3.connect(path) as db:
+                    (done,) = db.execute("SELECT COUNT(*) FROM signal_scores").fetchone()
+                stored_at_first_advance.append(done)
+
+        prompt_sets = [load_prompt_set("original", HUMANEVAL)]
+        factory = ScorerFactory(ScorerOptions(base_url=server.base_url, api_key="k"))
+        rows = compute_signals(store, HUMANEVAL, [MODEL], prompt_sets, tuple(SIGNALS), factory,
+                               advanced)  # fmt: skip
+    assert len(rows) == len(tasks)
+    everything = len(tasks) * len(SIGNALS)
+    assert stored_at_first_advance and stored_at_first_advance[0] <= everything // 2, (
+        stored_at_first_advance, everything)
+
+
 def test_a_second_run_reads_the_store_and_asks_the_server_nothing(tmp_path):
     path = tmp_path / "s.sqlite"
     with OpenAITestServer(prompt_logprobs="echo") as server:
