@@ -17,6 +17,7 @@ import functools
 import ssl
 import sys
 from typing import Any
+from urllib.parse import urlsplit
 
 import openai
 
@@ -42,7 +43,11 @@ def http_clients(concurrency: int, *, transport: str | None = None,
     each of `concurrency` slots, all sharing one TLS context. `transport` "httpx" or
     "aiohttp" (None: aiohttp where installed)."""
     limits = openai.DEFAULT_CONNECTION_LIMITS  # an object of the SDK's HTTP library
-    aiohttp_client = aiohttp_client_class() if transport != "httpx" else None
+    # aiohttp refuses a URL holding credentials (user:password@) beside the SDK's
+    # Authorization header; httpx sends such a request, so it serves those servers
+    in_url = urlsplit(str(options.get("base_url") or "")).username is not None
+    wanted = transport != "httpx" and not (transport is None and in_url)
+    aiohttp_client = aiohttp_client_class() if wanted else None
     if transport == "aiohttp" and aiohttp_client is None:
         raise RuntimeError(
             "the aiohttp transport needs aiohttp and an openai SDK with DefaultAioHttpClient"
