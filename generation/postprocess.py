@@ -168,8 +168,12 @@ def _continuation(
 ) -> Understood:
     """Prompt plus the body the model added (and the helpers it defined after it), repaired if
     the two do not parse together."""
-    completion = _body_and_helpers(completion)
     repairs: list[str] = []
+    restored = _stripped_first_line(completion, prompt, parses)
+    if restored is not None:
+        completion = restored
+        repairs.append(STRIPPED_FIRST_LINE)
+    completion = _body_and_helpers(completion)
     if parses.problem(prompt + completion) and "\t" in completion:
         completion = expand_tab_indentation(completion)
         repairs.append("tab indentation expanded")
@@ -186,6 +190,27 @@ def _continuation(
             repairs.append("docstring flattened onto the def line split off")
     unrunnable = _unrunnable(program, entry_point, parses)
     return Understood(completion, program, form, tuple(repairs), unrunnable)
+
+
+STRIPPED_FIRST_LINE = "the first line's indentation restored (the text was stripped)"
+_NOT_BODY = re.compile(r"(async\s+def|def|class|import|from)\b|@")
+
+
+def _stripped_first_line(completion: str, prompt: str, parses: _Parses) -> str | None:
+    """A continuation whose first code line lost its indentation (sample files that store
+    `completion.strip()`: `mean = ...` at column 0, the rest of the body indented) with that
+    line put back at the prompt's body level, where the body then parses; None otherwise
+    (an indented first line, a definition or import, prose). Without this the first line,
+    at column 0, ended the body and the whole answer was dropped."""
+    lines = completion.split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None or lines[first][0].isspace() or _NOT_BODY.match(lines[first]):
+        return None
+    lines[first] = " " * body_base_indent(prompt) + lines[first]
+    restored = "\n".join(lines)
+    if parses.problem(prompt + _body_and_helpers(restored)):
+        return None
+    return restored
 
 
 def _renumber_body(completion: str, prompt: str) -> str:

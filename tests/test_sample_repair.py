@@ -249,3 +249,38 @@ def test_code_before_a_flattened_docstring_is_split_into_its_own_statement():
     assert isinstance(function.body[0], ast.Import)
     assert ast.get_source_segment(understood.program, function.body[1]).startswith('"""')
     assert understood.unrepairable is None
+
+
+@pytest.mark.parametrize("number", [0, 4, 12])
+def test_a_completion_stripped_of_its_first_indent_keeps_its_body(tmp_path, number):
+    """Sample files that store `completion.strip()` lose the first line's indentation; that
+    line at column 0 used to end the body, so the whole answer was dropped and the import said
+    0 repaired. It is the canonical again, with the repair named."""
+    task = HUMANEVAL.get(f"HumanEval/{number}")
+    stripped = task.canonical_solution.lstrip()
+    with pytest.raises(SyntaxError):  # as written: no body, and code that cannot compile
+        compile(task.prompt + stripped, "sample", "exec")
+    understood = understand(stripped, task.prompt, task.entry_point)
+    assert understood.program == task.prompt + task.canonical_solution
+    assert understood.repairs == ("the first line's indentation restored (the text was stripped)",)
+    # through the CLI: imported, counted as repaired, and the copy is found as a Type-1 clone
+    path = tmp_path / "stripped.jsonl"
+    path.write_text(json.dumps({"task_id": task.task_id, "completion": stripped}) + "\n")
+    store = tmp_path / "s.sqlite"
+    cli("import", str(path), "--model", "m", "--temperature", "0.2", "--store", str(store))
+    with SampleStore(store) as opened:
+        (sample,) = list(opened.samples())
+    assert sample.program == task.prompt + task.canonical_solution
+    assert sample.repairs.startswith("the first line's indentation restored")
+    result = CliRunner().invoke(main, ["detect", "--store", str(store), "--json"], env=ENV)
+    assert result.exit_code == 0, result.output
+    (detected,) = json.loads(result.stdout)["samples"]
+    assert detected["clone_type"] == 1
+
+
+def test_a_definition_or_prose_at_column_0_is_not_taken_for_a_stripped_body():
+    task = HUMANEVAL.get("HumanEval/2")
+    for text in ("def helper(x):\n    return x\n", "Here is the answer:\n    return 1\n"):
+        understood = understand(text, task.prompt, task.entry_point)
+        assert "the first line's indentation restored (the text was stripped)" not in (
+            understood.repairs)
