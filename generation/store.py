@@ -268,6 +268,18 @@ class SampleStore:
                 return sample, str(source)
         return None
 
+    def imported_files(self) -> list[str]:
+        """The files the store's samples were imported from, as each import named them."""
+        found = []
+        for (settings,) in self.db.execute("SELECT settings FROM runs"):
+            try:
+                recorded = json.loads(settings or "{}")
+            except ValueError:
+                continue
+            if isinstance(recorded, dict) and isinstance(recorded.get("imported_from"), str):
+                found.append(recorded["imported_from"])
+        return list(dict.fromkeys(found))
+
     def samples(
         self,
         models: list[str] | None = None,

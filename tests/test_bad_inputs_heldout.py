@@ -291,3 +291,22 @@ def test_a_store_in_a_read_only_folder_is_named_as_read_only(tmp_path):
     (line,) = [x for x in result.stderr.splitlines() if x.startswith("error:")]
     assert str(store) in line and "read-only" in line and "copy it somewhere writable" in line
     assert store.read_bytes() == before
+
+
+def test_export_never_writes_over_the_file_the_store_was_imported_from(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the import names its file as given, relative to here
+    store = filled_store(Path("."), "s.sqlite")
+    source = Path("s.sqlite.jsonl")
+    before = source.read_bytes()
+    line = one_error_line(run("export", "--store", store, "--out", source))
+    assert "imported from" in line and "s.sqlite.jsonl" in line
+    assert source.read_bytes() == before
+
+
+@pytest.mark.parametrize("side", ["-wal", "-shm", "-journal"])
+def test_export_never_writes_over_a_side_file_of_a_store(tmp_path, side):
+    store = filled_store(tmp_path)
+    target = write(tmp_path / f"s.sqlite{side}", b"")
+    line = one_error_line(run("export", "--store", store, "--out", target))
+    assert f"{side[1:]} file of the store" in line
+    assert target.read_bytes() == b""

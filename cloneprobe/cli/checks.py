@@ -104,7 +104,7 @@ def check_writable_file(path: Path, option: str) -> None:
         raise UserError(f"{option} {path}: cannot write there; give a path you can write")
 
 
-def _same_file(a: Path, b: Path) -> bool:
+def same_file(a: Path, b: Path) -> bool:
     try:
         return a.exists() and b.exists() and os.path.samefile(a, b)
     except OSError:
@@ -118,7 +118,7 @@ def check_output_file(path: Path, option: str, inputs=()) -> None:
 
     check_writable_file(path, option)
     for source in inputs:
-        if _same_file(path, Path(source)):
+        if same_file(path, Path(source)):
             raise UserError(f"{option} {path}: is also this command's input; writing it would "
                             "destroy what is read, so give another file name")  # fmt: skip
     from ..generation.storefile import is_sqlite_file
@@ -126,6 +126,15 @@ def check_output_file(path: Path, option: str, inputs=()) -> None:
     if is_sqlite_file(path):
         raise UserError(f"{option} {path}: is a sample store; writing there would destroy it, "
                         "so give another file name (e.g. samples.jsonl)")  # fmt: skip
+    for suffix in SQLITE_SIDE_FILES:
+        owner = path.with_name(path.name.removesuffix(suffix))
+        if path.name.endswith(suffix) and is_sqlite_file(owner):
+            raise UserError(f"{option} {path}: is the {suffix[1:]} file of the store {owner}; "
+                            "writing there would damage it, so give another file name (e.g. "
+                            "samples.jsonl)")  # fmt: skip
+
+
+SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
 def check_store_path(path: Path, option: str = "--store", inputs=()) -> None:
@@ -141,7 +150,7 @@ def check_store_path(path: Path, option: str = "--store", inputs=()) -> None:
         raise UserError(f"{option} {path}: is {kind}, not a store file; give the path of a "
                         "store file (a new path creates one)")  # fmt: skip
     for source in inputs:
-        if _same_file(path, Path(source)):
+        if same_file(path, Path(source)):
             raise UserError(f"{option} {path}: is also given as a sample file; give a store "
                             "path other than the inputs")  # fmt: skip
 

@@ -36,7 +36,7 @@ def export_command(store_path, out_path, models, prompt_sets, as_written) -> Non
 
     from ..errors import UserError
     from ..generation import SampleStore, write_humaneval_jsonl
-    from .checks import check_not_being_written, check_output_file, check_store_path
+    from .checks import check_not_being_written, check_output_file, check_store_path, same_file
     from .console import error_console
 
     prompt_sets = split_names(prompt_sets)
@@ -44,6 +44,11 @@ def export_command(store_path, out_path, models, prompt_sets, as_written) -> Non
     check_output_file(out_path, "--out", inputs=[store_path])
     with SampleStore(store_path, read_only=True) as store:
         check_not_being_written(store, store_path)
+        for source in store.imported_files():  # the files its samples were imported from
+            if same_file(out_path, Path(source)):
+                raise UserError(f"--out {out_path}: is the file this store's samples were "
+                                "imported from; writing it would replace what the models "
+                                "wrote, so give another file name")  # fmt: skip
         count = write_humaneval_jsonl(store.samples(list(models), prompt_sets), out_path,
                                       as_written)  # fmt: skip
     if not count:
