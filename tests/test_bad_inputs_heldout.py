@@ -310,3 +310,13 @@ def test_export_never_writes_over_a_side_file_of_a_store(tmp_path, side):
     line = one_error_line(run("export", "--store", store, "--out", target))
     assert f"{side[1:]} file of the store" in line
     assert target.read_bytes() == b""
+
+
+@pytest.mark.parametrize("option", [["--limit", "1"], ["--tasks", "2"], ["-n", "2"]])
+def test_audit_of_a_sample_file_refuses_options_that_choose_what_to_generate(tmp_path, option):
+    """They were accepted and ignored: every sample of the file was audited anyway."""
+    samples = jsonl(tmp_path / "s.jsonl", GOOD, {**GOOD, "task_id": "HumanEval/2"})
+    line = one_error_line(run("audit", samples, "--model", "m", "--temperature", "0.2",
+                              "--store", tmp_path / "s.sqlite", *option))  # fmt: skip
+    assert option[0] in line and "every sample in them is audited" in line
+    assert not (tmp_path / "s.sqlite").exists()

@@ -120,6 +120,14 @@ def _audit_files(options: dict) -> None:
     from .checks import check_store_path
     from .console import emit_report, print_signal_sections, progress_reporter, report_sections
 
+    generating = [flag for flag, key in (("--limit", "limit"), ("--tasks", "tasks"), ("-n", "n"))
+                  if options.get(key)]  # fmt: skip
+    if generating:
+        raise GenerationError(
+            f"{', '.join(generating)}: with sample files every sample in them is audited "
+            "(these options choose what to generate); keep only the tasks you want in the "
+            "file, or drop the option"
+        )
     if len(options["models"]) > 1 or len(options["temperatures"]) > 1:
         raise GenerationError(
             "with sample files, --model and --temperature name the file's model and "
