@@ -41,6 +41,14 @@ def test_bootstrap_ratio_resamples_tasks_not_samples():
     assert bootstrap_ratio([]) == (0.0, 0.0, 0.0)
 
 
+def test_a_rate_of_none_or_all_is_not_certain_the_interval_is_wilsons_over_the_tasks():
+    """Every resample of 0 hits is 0: the percentile bootstrap said [0, 0] for 0 of 4 tasks'
+    samples, certainty it does not have; the interval is Wilson's over the 4 tasks."""
+    assert bootstrap_ratio([(0, 2)] * 4) == (0.0, 0.0, pytest.approx(wilson_interval(0, 4)[1]))
+    rate, low, high = bootstrap_ratio([(3, 3)] * 5)
+    assert rate == 1.0 and high == 1.0 and low == pytest.approx(wilson_interval(5, 5)[0])
+
+
 def test_verdicts_stored_before_evidence_are_judged_again(tmp_path):
     path = tmp_path / "old.sqlite"
     benchmark = load_humaneval()

@@ -81,4 +81,10 @@ def bootstrap_ratio(
         trials = sum(t for _, t in drawn)
         estimates.append(sum(h for h, _ in drawn) / trials if trials else 0.0)
     estimates.sort()
-    return observed, *percentile_interval(estimates, confidence)
+    low, high = percentile_interval(estimates, confidence)
+    if low == high and confidence == 0.95:
+        # every resample gives the same rate (none or all hits): the bootstrap cannot say how
+        # sure that is, so the interval is Wilson's over the clusters (tasks), the independent
+        # units; 0 of 4 tasks' samples is 0-49%, not 0-0%
+        low, high = wilson_interval(round(observed * len(clusters)), len(clusters))
+    return observed, low, high
