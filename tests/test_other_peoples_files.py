@@ -203,3 +203,19 @@ def test_memorized_tasks_are_listed_by_task_number_not_as_strings(tmp_path):
     lines = [line.split(" HumanEval/")[1].split(":")[0] for line in text.splitlines()
              if line.startswith("m t=0.2 original HumanEval/")]
     assert len(lines) >= 3 and [int(n) for n in lines] == sorted(int(n) for n in lines), lines
+
+
+def test_an_audit_as_written_says_so_in_the_terminal_markdown_and_html(tmp_path):
+    """Only report.json's settings said it: the terminal, report.md and report.html of an
+    --as-written audit looked like a repaired one."""
+    samples = file_with_verdicts(tmp_path)
+    common = ["audit", samples, "--model", "m", "--temperature", "0.2", "--execute"]
+    said = "scored as written, no repair (--as-written): m t=0.2 original"
+    written = ok(*common, "--store", tmp_path / "w.sqlite", "--as-written",
+                 "--report", tmp_path / "w")  # fmt: skip
+    assert said in written.stdout
+    assert said in (tmp_path / "w" / "report.md").read_text()
+    assert said in (tmp_path / "w" / "report.html").read_text()
+    repaired = ok(*common, "--store", tmp_path / "r.sqlite", "--report", tmp_path / "r")
+    assert "scored as written" not in repaired.stdout
+    assert "passes that depend on a repair" in repaired.stdout

@@ -114,7 +114,8 @@ def render_markdown(report: AuditReport) -> str:
     correctness = display_correctness_rows(report)
     if correctness:
         table = _markdown_table(CORRECTNESS_HEADER, correctness)
-        parts += [f"## {CORRECTNESS_TITLE}", table, isolation_line(report), repair_line(report)]
+        parts += [f"## {CORRECTNESS_TITLE}", table, isolation_line(report),
+                  repair_line(report).replace("\n", "\n\n")]
     if report.file_verdicts and report.file_verdicts.get("samples"):
         section = report.file_verdicts
         parts += [f"## {FILE_VERDICTS_TITLE}", markdown_text(file_verdicts_sentence(section))]

@@ -31,6 +31,7 @@ from .tables import (
     display_correctness_rows,
     display_group_rows,
     isolation_line,
+    repair_line,
     runs_line,
     settings_line,
 )
@@ -136,6 +137,7 @@ def render_html(report: AuditReport) -> str:
     if correctness:
         body += [f"<h2>{CORRECTNESS_TITLE}</h2>", _table(CORRECTNESS_HEADER, correctness),
                  f"<p>{escape(isolation_line(report))}</p>"]  # fmt: skip
+        body += [f"<p>{escape(line)}</p>" for line in repair_line(report).splitlines()]
     body += file_verdicts_html(report.file_verdicts)
     if report.control:
         body += control_section(report.control, _table, sortable_table)

@@ -138,17 +138,24 @@ def isolation_line(report: AuditReport) -> str:
 
 def repair_line(report: AuditReport) -> str:
     """How many of the passes are of programs cloneprobe repaired, below the pass@k table."""
-    parts = []
+    from cloneprobe.generation.samplefiles import IMPORTED_AS_WRITTEN
+
+    parts, as_written = [], []
     for g in report.groups:
         c = g.get("correctness") or {}
+        name = f"{g['label']} t={g['temperature']:g} {g['prompt_set']}"
+        if g.get("settings_key") == IMPORTED_AS_WRITTEN:
+            as_written.append(name)
         if c.get("passed_after_repair"):
-            parts.append(f"{g['label']} t={g['temperature']:g} {g['prompt_set']}: "
-                         f"{c['passed_after_repair']} of {c['passed']}")  # fmt: skip
-    if not parts:
-        return ""
-    return ("passes that depend on a repair (the output as written does not parse or lacks the "
-            "prompt's helpers): " + "; ".join(parts) + "; --as-written scores files exactly as "
-            "given")  # fmt: skip
+            parts.append(f"{name}: {c['passed_after_repair']} of {c['passed']}")
+    lines = []
+    if as_written:
+        lines.append("scored as written, no repair (--as-written): " + "; ".join(as_written))
+    if parts:
+        lines.append("passes that depend on a repair (the output as written does not parse or "
+                     "lacks the prompt's helpers): " + "; ".join(parts) + "; --as-written "
+                     "scores files exactly as given")  # fmt: skip
+    return "\n".join(lines)
 
 
 def display_correctness_rows(report: AuditReport) -> list[list[str]]:
