@@ -43,6 +43,9 @@ def read_source(path: Path, name: str | None = None) -> SourceFile:
 def detect_language(paths: list[Path]) -> LanguageSpec:
     """The language of the given files or folders, from file extensions."""
     counts: dict[str, int] = {}
+    missing = [path for path in paths if not path.exists() and not path.is_symlink()]
+    if missing:  # said before the language, which a missing path cannot tell
+        raise InputPathError(f"{missing[0]}: no such file or folder; check the path")
     for path in paths:
         if path.is_file():
             spec = language_for_path(path)

@@ -91,6 +91,14 @@ def test_missing_path_is_one_red_line_and_exit_code_2(tmp_path):
     assert f"{missing}: no such file or folder" in " ".join(result.stderr.split())
 
 
+def test_two_missing_paths_are_named_missing_not_of_an_unknown_language(tmp_path):
+    # the language was asked of them first: "no source file of a known language; pass --lang"
+    result = _console("clones", str(tmp_path / "nope"), str(tmp_path / "nope2"))
+    assert result.returncode == 2
+    assert f"{tmp_path / 'nope'}: no such file or folder" in " ".join(result.stderr.split())
+    assert "--lang" not in result.stderr
+
+
 def test_folder_without_files_of_the_language_is_an_error(tmp_path):
     result = _console("clones", CANONICAL, SAMPLES, "--lang", "java")
     assert result.returncode == 2
