@@ -10,6 +10,7 @@ from cloneprobe.audit.stats import bootstrap_difference, mcnemar_exact
 from cloneprobe.clones import RANKS, rank_of
 from cloneprobe.execution import correctness_summary
 from cloneprobe.generation import StoredSample
+from cloneprobe.generation.samplefiles import IMPORTED_AS_WRITTEN
 
 TYPES = tuple(str(r) for r in RANKS)
 """The Type-1/2/3 columns, keyed as in the JSON report."""
@@ -120,6 +121,7 @@ class Group:
             "model": self.model,
             "label": self.model_label or self.model,
             "settings_key": self.settings_key,
+            "as_written": self.settings_key == IMPORTED_AS_WRITTEN,
             "temperature": self.temperature,
             "prompt_set": self.label,
             "variant": self.variant,

@@ -138,13 +138,11 @@ def isolation_line(report: AuditReport) -> str:
 
 def repair_line(report: AuditReport) -> str:
     """How many of the passes are of programs cloneprobe repaired, below the pass@k table."""
-    from cloneprobe.generation.samplefiles import IMPORTED_AS_WRITTEN
-
     parts, as_written = [], []
     for g in report.groups:
         c = g.get("correctness") or {}
         name = f"{g['label']} t={g['temperature']:g} {g['prompt_set']}"
-        if g.get("settings_key") == IMPORTED_AS_WRITTEN:
+        if g.get("as_written"):
             as_written.append(name)
         if c.get("passed_after_repair"):
             parts.append(f"{name}: {c['passed_after_repair']} of {c['passed']}")
