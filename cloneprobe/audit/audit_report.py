@@ -44,6 +44,8 @@ class _GroupCounts(TypedDict):
     model: str
     label: str
     settings_key: str
+    as_written: bool
+    """The group's samples are a file imported as written (no repair)."""
     temperature: float
     prompt_set: str
     variant: str

@@ -4,7 +4,8 @@ Schema docs/reference/report.schema.json is generated from them).
 
 The JSON document (`schema`: "cloneprobe.audit/1"):
 - `profile`, `settings` (detector settings; sampling settings of the runs under `sampling`);
-- `groups`: per model x temperature x prompt set: `model`, `temperature`, `prompt_set`,
+- `groups`: per model x temperature x prompt set: `model`, `as_written` (a file imported
+  without repair), `temperature`, `prompt_set`,
   `variant`, `tasks`, `samples`, `tasks_with_clone` and `samples_with_clone` keyed by type
   "1", "2", "3" (cumulative: a Type-1 clone counts for 2 and 3 too), the same `_exclusive`
   (most specific type only), `task_rate` and `sample_rate` (percent, cumulative),
