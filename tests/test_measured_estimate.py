@@ -94,3 +94,18 @@ def test_the_first_wave_is_a_batch_or_the_concurrent_requests():
     assert first_wave(Local(), n=20) == 16
     assert first_wave(Server(), n=5) == 20
     assert first_wave(object(), n=3) == 1
+
+
+def test_a_plan_of_one_batch_does_not_promise_a_measured_line(tmp_path):
+    """The walkthrough's 8 samples on a batch of 16 were promised `measured: ...`, which a
+    plan of one wave never prints (its first samples back are all of them)."""
+    with OpenAITestServer(canonical) as server:
+        result = CliRunner().invoke(main, [
+            "audit", "--model", "openai:test", "--base-url", server.base_url, "--mode",
+            "completion", "--store", str(tmp_path / "s.sqlite"), "--limit", "3", "-n", "1",
+            "--prompts", "original", "--max-new-tokens", "64", "--concurrency", "4", "--json"],
+            env=ENV)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    plan = " ".join(result.stderr.split())
+    assert "the plan is one batch (3 samples a model)" in plan
+    assert "printed then" not in plan and "measured:" not in plan

@@ -92,6 +92,16 @@ def print_plan(console, command: str, lines: list[str]) -> None:
         console.print(terminal_text("  " + line), highlight=False)
 
 
+def _wave(spec: str, settings) -> int:
+    """Samples the first wave of a model holds (as `warmup.first_wave` counts them once it
+    is loaded): a local model's batch, or a server's concurrent requests of n samples."""
+    from ..generation import parse_model_spec
+
+    if parse_model_spec(spec).kind == "openai":
+        return settings.concurrency * max(settings.n, 1)
+    return settings.batch_size
+
+
 def generation_plan_lines(settings, scope: dict | None = None, reporter=None) -> list[str]:
     """What a generation will ask for: samples, tasks, prompt sets, models, the store, and an
     estimate (new samples only are generated; the store's are reused), which a plain-line
@@ -125,6 +135,10 @@ def generation_plan_lines(settings, scope: dict | None = None, reporter=None) ->
     if guess is not None:
         lines.append(f"estimate: about {estimate_text(guess.seconds)} if none is stored yet "
                      f"({guess.basis}); the ETA follows the measured rate")  # fmt: skip
+    elif all(per_model <= _wave(spec, settings) for spec in models):
+        lines.append(f"estimate: none yet (no history of this model in the store); the plan "
+                     f"is one batch ({per_model} samples a model), so the first samples back "
+                     "are all of them and nothing is measured before")  # fmt: skip
     else:
         lines.append("estimate: none yet (no history of this model in the store); it is "
                      "measured on this machine from the first batch of samples back and "
