@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from math import ceil, comb
+from statistics import NormalDist
 
 
 def mcnemar_exact(only_first: int, only_second: int) -> float:
@@ -82,9 +83,10 @@ def bootstrap_ratio(
         estimates.append(sum(h for h, _ in drawn) / trials if trials else 0.0)
     estimates.sort()
     low, high = percentile_interval(estimates, confidence)
-    if low == high and confidence == 0.95:
+    if low == high:
         # every resample gives the same rate (none or all hits): the bootstrap cannot say how
         # sure that is, so the interval is Wilson's over the clusters (tasks), the independent
         # units; 0 of 4 tasks' samples is 0-49%, not 0-0%
-        low, high = wilson_interval(round(observed * len(clusters)), len(clusters))
+        z = NormalDist().inv_cdf(0.5 + confidence / 2)
+        low, high = wilson_interval(round(observed * len(clusters)), len(clusters), z)
     return observed, low, high
