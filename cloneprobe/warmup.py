@@ -14,10 +14,15 @@ from dataclasses import dataclass, field
 def first_wave(backend, n: int) -> int:
     """Samples one wave of `backend` holds: its batch (a local model) or its concurrent
     requests of `n` samples each (a server)."""
-    batch = getattr(backend, "batch_size", None)
+    return wave_size(getattr(backend, "batch_size", None), getattr(backend, "concurrency", None),
+                     n)  # fmt: skip
+
+
+def wave_size(batch: object, concurrency: object, n: int) -> int:
+    """Samples one wave holds: a local model's `batch`, else a server's `concurrency`
+    requests of `n` samples each (1 when neither is known)."""
     if isinstance(batch, int) and batch > 0:
         return batch
-    concurrency = getattr(backend, "concurrency", None)
     return concurrency * max(n, 1) if isinstance(concurrency, int) and concurrency > 0 else 1
 
 

@@ -93,13 +93,13 @@ def print_plan(console, command: str, lines: list[str]) -> None:
 
 
 def _wave(spec: str, settings) -> int:
-    """Samples the first wave of a model holds (as `warmup.first_wave` counts them once it
-    is loaded): a local model's batch, or a server's concurrent requests of n samples."""
+    """Samples the first wave of a model holds, as `warmup.first_wave` counts them once it
+    is loaded (a server has no batch)."""
     from ..generation import parse_model_spec
+    from ..warmup import wave_size
 
-    if parse_model_spec(spec).kind == "openai":
-        return settings.concurrency * max(settings.n, 1)
-    return settings.batch_size
+    batch = None if parse_model_spec(spec).kind == "openai" else settings.batch_size
+    return wave_size(batch, settings.concurrency, settings.n)
 
 
 def generation_plan_lines(settings, scope: dict | None = None, reporter=None) -> list[str]:
