@@ -32,6 +32,14 @@ def write(path: Path, text: str | bytes) -> Path:
     return path
 
 
+def folder_with(path: Path, files, text: str) -> Path:
+    """A new folder holding `files`, each with `text`."""
+    path.mkdir()
+    for name in files:
+        write(path / name, text)
+    return path
+
+
 def jsonl(path: Path, *records) -> Path:
     lines = [r if isinstance(r, str) else json.dumps(r) for r in records]
     return write(path, "\n".join(lines) + "\n")

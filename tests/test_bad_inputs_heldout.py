@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from openai_test_server import OpenAITestServer
-from test_bad_inputs import GOOD, jsonl, run, write
+from test_bad_inputs import GOOD, folder_with, jsonl, run, write
 from test_bad_inputs_more import check_case, filled_store, one_error_line
 
 CLOSED = "http://127.0.0.1:9/v1"
@@ -55,11 +55,7 @@ def parquet(tmp: Path) -> Path:
 
 
 def prompt_folder(tmp: Path, *files: str) -> Path:
-    folder = tmp / "prompts"
-    folder.mkdir()
-    for name in files:
-        write(folder / name, "def f():\n    pass\n")
-    return folder
+    return folder_with(tmp / "prompts", files, "def f():\n    pass\n")
 
 
 CASES = {

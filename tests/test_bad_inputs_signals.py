@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from openai_test_server import OpenAITestServer
-from test_bad_inputs import run, write
+from test_bad_inputs import folder_with, run, write
 from test_bad_inputs_more import check_case, filled_store, one_error_line
 
 CLOSED = "http://127.0.0.1:9/v1"
@@ -73,11 +73,7 @@ def test_signals_none_of_which_can_be_computed_are_one_error_line_with_each_reas
 
 
 def folder(tmp: Path, *files: str) -> Path:
-    path = tmp / "ref"
-    path.mkdir()
-    for name in files:
-        write(path / name, "{}")
-    return path
+    return folder_with(tmp / "ref", files, "{}")
 
 
 SURFACE = ["--signals", "surface", "--reference-model"]
