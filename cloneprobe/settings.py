@@ -138,6 +138,10 @@ ANSWER_ROOM = 16
 """Tokens a fitted control budget leaves beyond the longest taught answer."""
 
 
+CONTROL_PROMPTS = ("original", "disguised")
+"""The prompt sets the positive control samples by default."""
+
+
 @dataclass(frozen=True)
 class ControlSettings:
     model: str = "embedded"
@@ -163,12 +167,24 @@ class ControlSettings:
     batch_size: int = 16
     resamples: int = 1000
     output: Path = Path("cloneprobe-control")
+    prompts: tuple[str, ...] | None = None
+    """Prompt sets sampled: original (what the doses are taught; the verdicts are its) and
+    disguised (the model-specific convergence null: does the model write the canonical when
+    the prompt's names are changed?). None: both where the benchmark has a disguised set."""
 
     def __post_init__(self) -> None:
         if self.n < 1:
             raise UserError(f"-n {self.n}: at least one sample per task; give -n 1 or more")
         if not self.doses:
             raise UserError("no doses: give at least one, e.g. --dose light=1")
+        given = self.prompts
+        if given is not None and ("original" not in given
+                                  or any(p not in CONTROL_PROMPTS for p in given)):
+            raise UserError(
+                f"--prompts {','.join(given)}: the control samples original (what the "
+                "doses are taught) and optionally disguised; give --prompts original or "
+                "--prompts original,disguised"
+            )
 
     def fingerprint(self) -> str:
         """What decides the fine-tuned models (their labels in the store carry it)."""

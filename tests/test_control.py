@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from test_transformers_backend import CHAT_TEMPLATE, HUMANEVAL, save, tiny_llama, train_tokenizer
 
 from cloneprobe.cli.main import main
-from cloneprobe.control.audit import reaudit_control
+from cloneprobe.control.audit import reaudit_control, with_disguise
 from cloneprobe.control.finetune import (
     FineTuneError,
     FineTuneSettings,
@@ -33,6 +33,7 @@ from cloneprobe.control.run import (
 )
 from cloneprobe.control.separation import auroc, separation
 from cloneprobe.evidence.verdict import VERDICTS
+from cloneprobe.generation import SampleStore
 from cloneprobe.pipeline import SilentReporter
 from cloneprobe.settings import ANSWER_ROOM
 
@@ -116,6 +117,11 @@ def test_the_control_command_runs_end_to_end_and_the_heavy_dose_is_caught(chat_m
     contaminated, held_out = report["split"]["contaminated"], report["split"]["held_out"]
     assert len(contaminated) == len(held_out) == 4
     assert report["settings"]["mode"] == "chat"
+    # the disguised prompts are sampled too: the model-specific convergence null
+    assert report["settings"]["prompts"] == ["original", "disguised"]
+    with SampleStore(output / "control.sqlite") as store:
+        sets = {s.prompt_set for s in store.samples()}
+    assert sets == {"original", "disguised"}
     assert set(report["models"]) == {"base", "light", "heavy"}
     for scores in report["models"].values():
         assert {"perplexity", "min_k", "min_k_plus_plus", "zlib", "cdd", "surface",
@@ -180,7 +186,9 @@ def test_report_control_folder_without_a_control_is_one_red_line(tmp_path):
 @pytest.mark.parametrize(
     ("arguments", "named"),
     [(["--dose", "heavy=0"], "--dose 'heavy=0'"), (["--dose", "base=2"], "--dose 'base=2'"),
-     (["--model", "openai:gpt-4o"], "openai:gpt-4o")],
+     (["--model", "openai:gpt-4o"], "openai:gpt-4o"),
+     (["--prompts", "disguised"], "--prompts disguised"),
+     (["--prompts", "original,fixed"], "--prompts original,fixed")],
 )  # fmt: skip
 def test_a_bad_control_option_gets_one_line_and_exit_2(arguments, named, tmp_path):
     result = CliRunner().invoke(main, ["control", "--output", str(tmp_path), *arguments])
@@ -201,3 +209,20 @@ def test_the_control_on_the_embedded_model_separates_the_heavy_dose(tmp_path):
     assert report["verdicts"]["base"]["held_out"]["flagged"] == 0
     verdicts = report["verdicts"]["heavy"]
     assert verdicts["contaminated"]["flagged"] > verdicts["held_out"]["flagged"]
+
+
+def test_a_disguised_sample_writing_the_original_names_makes_the_task_memorized():
+    # the task's verdict across the model's prompt sets: a leak under the disguised prompt is
+    # evidence by itself, and the control counts it as resting on the disguise
+    entry = {"model": "m", "temperature": 0.8, "prompt_set": "original", "task_id": "T/1",
+             "verdict": "no evidence", "verdict_reasons": ["no clone of the canonical"],
+             "convergence": None}  # fmt: skip
+    leak = {"leaked": ["has_close_elements"], "memorized": True, "figure": "writes it"}
+    judged = with_disguise(entry, {("m", 0.8, "disguised", "T/1"): leak})
+    assert judged["verdict"] == "memorized" and judged["rests_on_disguise"]
+    assert judged["verdict_reasons"][0] == "under the disguised prompt: writes it"
+    assert with_disguise(entry, {})["verdict"] == "no evidence"
+    short = {**entry, "verdict": "memorized", "convergence": {"basis": "disguise"}}
+    assert with_disguise(short, {})["rests_on_disguise"]
+    evidence = {**entry, "verdict": "memorized", "convergence": {"basis": "evidence"}}
+    assert not with_disguise(evidence, {})["rests_on_disguise"]

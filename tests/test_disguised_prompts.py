@@ -19,6 +19,7 @@ from cloneprobe.benchmarks.entry_points import rename_identifier
 from cloneprobe.benchmarks.prompts import disguise_renames
 from cloneprobe.benchmarks.reference_run import evaluate_calls
 from cloneprobe.cli import main
+from cloneprobe.evidence.verdict import task_verdict
 
 HUMANEVAL = load_humaneval()
 DISGUISED = load_prompt_set("disguised", HUMANEVAL)
@@ -154,3 +155,37 @@ def test_every_disguised_prompt_with_the_canonical_passes_the_tasks_tests():
         if not run.ok or "passed" not in run.stdout:
             failed.append(task.task_id)
     assert failed == []
+
+
+def test_a_short_canonical_copied_only_under_the_original_prompt_rests_on_the_disguise(
+        tmp_path):  # fmt: skip
+    # HumanEval/33's canonical (`l = list(l)`, `l[::3] = sorted(l[::3])`) is short: an exact
+    # copy is no evidence by itself (any solver may write it). The panel's families do not
+    # write it; when the model's own disguised samples do not either, the copy is memorized,
+    # and the figure says it rests on the disguise; when they do, it is convergence.
+    store = str(tmp_path / "s.sqlite")
+    own = "    return [x if i % 3 else sorted(l[::3])[i // 3] for i, x in enumerate(l)]\n"
+    imported = ("--store", store, "--model", "m", "--temperature", "0.2")
+    run("import", str(write(tmp_path / "o.jsonl", [canonical(33)] * 2, 33)), *imported)
+    alone = run("detect", store, "--json")
+    assert "HumanEval/33" not in alone["groups"][0]["convergence"]  # no disguise: not tested
+    assert alone["samples"][0]["evidence_tier"] == "similar"
+    run("import", str(write(tmp_path / "d.jsonl", [own, own], 33)), *imported,
+        "--prompt-set", "disguised")  # fmt: skip
+    report = run("detect", store, "--json")
+    null = {g["prompt_set"]: g for g in report["groups"]}["original"]["convergence"]
+    null = null["HumanEval/33"]
+    assert null["basis"] == "disguise" and null["memorized"]
+    assert null["disguised"] == 2 and null["disguised_reaching"] == 0
+    assert "resting on the disguise" in null["figure"]
+    verdict = task_verdict("similar", True, {}, clone_reasons=("exact copy",), convergence=null)
+    assert verdict.verdict == "memorized"
+    assert "disguised prompts" in verdict.reasons[1]
+    # the model writes it under the disguise too: it converges on it, nothing is claimed
+    copy = write(tmp_path / "c.jsonl", [disguised_body(33)] * 2, 33, first=2)
+    run("import", str(copy), *imported, "--prompt-set", "disguised")
+    report = run("detect", store, "--json")
+    null = {g["prompt_set"]: g for g in report["groups"]}["original"]["convergence"]
+    assert null["HumanEval/33"]["disguised_reaching"] == 2
+    assert null["HumanEval/33"]["convergent"] and not null["HumanEval/33"]["memorized"]
+    assert "the model itself under the disguised prompts" in null["HumanEval/33"]["figure"]

@@ -54,6 +54,11 @@ class Group:
     canonical (percent), the convergence null's view of this group as a solver."""
     evidence_best: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Per task with evidence: the (verbatim, structure) of its closest evidence (percent)."""
+    short_best: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Per task with an exact copy of a short canonical (no evidence otherwise): the
+    (verbatim, structure) of its closest such copy (percent)."""
+    short_copies: dict[str, int] = field(default_factory=dict)
+    """Per task: how many samples are exact copies of its short canonical."""
     leaks: dict[str, list[str]] = field(default_factory=dict)
     """Per task (disguised prompts): original names its samples write that the disguised
     prompt no longer shows."""
@@ -85,10 +90,12 @@ class Group:
             self.passed_repaired += int(bool(execution.passed and sample.repairs))
 
     def count_evidence(
-        self, task_id: str, tier: str | None, verbatim: int, structure: int | None = None
+        self, task_id: str, tier: str | None, verbatim: int, structure: int | None = None,
+        short_copy: bool = False,
     ) -> None:
-        """One sample of an informative task, with its evidence tier (None: no clone) and its
-        answer's verbatim and structure similarity to the canonical (percent)."""
+        """One sample of an informative task, with its evidence tier (None: no clone), its
+        answer's verbatim and structure similarity to the canonical (percent) and whether it
+        is an exact copy of a short canonical."""
         counts = self.evidence.setdefault(task_id, [0, 0, 0])
         counts[0] += int(tier == "evidence")
         counts[1] += int(tier == "similar")
@@ -99,6 +106,9 @@ class Group:
         if tier == "evidence":
             self.evidence_verbatim[task_id] = max(verbatim, self.evidence_verbatim.get(task_id, 0))
             self.evidence_best[task_id] = max(closeness, self.evidence_best.get(task_id, (0, 0)))
+        elif short_copy:
+            self.short_copies[task_id] = self.short_copies.get(task_id, 0) + 1
+            self.short_best[task_id] = max(closeness, self.short_best.get(task_id, (0, 0)))
 
     def task_ranks(self) -> dict[str, int | None]:
         return dict(self.best)

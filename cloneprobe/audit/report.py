@@ -108,8 +108,9 @@ class ReportBuilder:
             answer = verdict.answer or {}
             verbatim = round(100 * answer.get("verbatim", 0.0))
             structure = round(100 * answer.get("structure", 0.0))
+            short_copy = bool(tiered and tiered.short_copy)
             group.count_evidence(sample.task_id, tiered.tier if tiered else None, verbatim,
-                                 structure)  # fmt: skip
+                                 structure, short_copy)  # fmt: skip
         if execution is not None:
             self.isolation[execution.isolation or "unknown"] += 1
         self.samples.append(

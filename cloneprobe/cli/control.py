@@ -39,6 +39,12 @@ def _doses(values: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
     return tuple(doses)
 
 
+def _prompts(spec: str | None) -> tuple[str, ...] | None:
+    if spec is None:
+        return None
+    return tuple(dict.fromkeys(p.strip() for p in spec.split(",") if p.strip()))
+
+
 @click.command("control")
 @config_option
 @click.option("--model", default=CONTROL.model, show_default=True, metavar="SPEC",
@@ -70,6 +76,12 @@ def _doses(values: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
 @click.option("--mode", type=click.Choice(["completion", "chat"]),
               help=meaning("--mode", " (default: chat when the model's tokenizer has a chat "
                            "template)."))  # fmt: skip
+@click.option("--prompts", "prompts_spec", default=None, metavar="SETS",
+              help="Prompt sets to sample, comma-separated: original (what the doses are "
+              "taught; the verdicts are its) and disguised (names changed: a model that "
+              "writes the canonical under the original prompt but not under the disguise "
+              "remembers it). Default: original,disguised where the benchmark has a "
+              "disguised set, else original.")  # fmt: skip
 @click.option("--signals", "signal_spec", default=None, metavar="NAMES",
               help=meaning("--signals", f" to compute, comma-separated (default: all: "
                            f"{signals_help()})."))  # fmt: skip
@@ -117,6 +129,7 @@ def control_command(**options) -> None:
         max_new_tokens=options["max_new_tokens"], mode=options["mode"],
         signals=parse_signal_names(options["signal_spec"]), batch_size=options["batch_size"],
         resamples=options["bootstrap"], output=options["output"],
+        prompts=_prompts(options["prompts_spec"]),
     )  # fmt: skip
     tasks = f"the first {settings.limit}" if settings.limit else "all"
     models = 1 + len(settings.doses)
@@ -125,7 +138,9 @@ def control_command(**options) -> None:
         + ", ".join(f"{name} {epochs} epoch{'s' * (epochs != 1)}"
                     for name, epochs in settings.doses)
         + f") on half of {tasks} tasks of {settings.benchmark} (seed {settings.seed})",
-        f"{models} models x {tasks} tasks x {settings.n} samples, "
+        f"{models} models x {tasks} tasks x {settings.n} samples, prompts "
+        f"{', '.join(settings.prompts or ('original', 'disguised (where the benchmark has it)'))}"
+        ", "
         f"{settings.max_new_tokens or 'fitted'} new tokens; signals "
         f"{', '.join(settings.signals)}",
         f"output: {settings.output} (its store is reused: a re-run resumes); the ETA of each "

@@ -73,28 +73,50 @@ def audit_control_model(
             reports[profile] = audit_stream(
                 store, benchmark, detection, samples, builder, progress=bar.advance
             )
-    task_count = len({s.task_id for s in samples})
+    own = [s for s in samples if s.prompt_set == prompt_set.name]
+    task_count = len({s.task_id for s in own})
     with task_bar(f"signals ({name})", task_count) as bar:
         rows = compute_signals(
             store, benchmark, [label], [prompt_set], signal_names, scorers,
-            bar.advance, reference, samples,
+            bar.advance, reference, own,
         )  # fmt: skip
     per_task = {}
     for profile, report in reports.items():
         convergence = task_convergence(report)
         per_task[profile] = {
-            e["task_id"]: {**e, "convergence": convergence.get(
-                (e["model"], e["temperature"], e["prompt_set"], e["task_id"]))}
+            e["task_id"]: with_disguise({**e, "convergence": convergence.get(
+                (e["model"], e["temperature"], e["prompt_set"], e["task_id"]))}, convergence)
             for e in tasks_list(rows, report, rule)
         }  # fmt: skip
     return per_task
 
 
-def control_samples(store, label: str, prompt_set: str, sampling_key: str,
+def with_disguise(entry: dict, convergence: dict[tuple, dict]) -> dict:
+    """The task's verdict across the model's prompt sets: its original-prompt verdict, made
+    `memorized` when a disguised-prompt sample writes the original prompt's names, which the
+    disguised prompt no longer shows (evidence by itself). `rests_on_disguise` says whether a
+    memorized verdict needed the disguised samples (that, or a short canonical's copy the
+    disguised samples do not write)."""
+    from cloneprobe.evidence.verdict import MEMORIZED
+
+    own = entry.get("convergence") or {}
+    leaked = convergence.get((entry["model"], entry["temperature"], "disguised",
+                              entry["task_id"]))  # fmt: skip
+    if entry["verdict"] != MEMORIZED and leaked and leaked.get("leaked"):
+        entry = {**entry, "verdict": MEMORIZED,
+                 "verdict_reasons": [f"under the disguised prompt: {leaked['figure']}",
+                                     *entry["verdict_reasons"]]}  # fmt: skip
+        return {**entry, "rests_on_disguise": True}
+    rests = entry["verdict"] == MEMORIZED and own.get("basis") == "disguise"
+    return {**entry, "rests_on_disguise": rests}
+
+
+def control_samples(store, label: str, prompt_sets: Sequence[str], sampling_key: str,
                     task_ids: Sequence[str], temperature: float) -> list:  # fmt: skip
-    """The control's samples of one model: its settings, tasks and temperature."""
+    """The control's samples of one model: its prompt sets, settings, tasks and
+    temperature."""
     wanted = set(task_ids)
-    return [s for s in store.samples([label], [prompt_set])
+    return [s for s in store.samples([label], list(prompt_sets))
             if s.settings_key == sampling_key and s.task_id in wanted
             and s.temperature == temperature]  # fmt: skip
 
@@ -159,7 +181,9 @@ def verdict_separation(entries: dict[str, dict], contaminated, held_out) -> dict
         verdicts = [entries[t]["verdict"] for t in ids if t in entries]
         flagged = sum(v in FLAGGED for v in verdicts)
         low, high = wilson_interval(flagged, len(verdicts))
+        disguise = sum(bool(entries[t].get("rests_on_disguise")) for t in ids if t in entries)
         out[half] = {"tasks": len(verdicts), "flagged": flagged,
+                     "memorized_on_disguise": disguise,
                      "rate": flagged / len(verdicts) if verdicts else None,
                      "ci95": [low, high],
                      "verdicts": {v: verdicts.count(v) for v in VERDICTS}}  # fmt: skip
@@ -180,6 +204,7 @@ def compact_tasks(entries: dict[str, dict], contaminated: Sequence[str]) -> list
             "relative": e.get("relative") or {}, "pass@1": e.get("pass@1"),
             "convergence": e.get("convergence"),
             "verdict": e["verdict"], "verdict_reasons": e["verdict_reasons"],
+            "rests_on_disguise": bool(e.get("rests_on_disguise")),
         })  # fmt: skip
     return rows
 
@@ -235,8 +260,10 @@ def reaudit_control(folder, rule: VerdictRule = DEFAULT_VERDICT_RULE,
         shutil.copyfile(folder / "control.sqlite", copy)
         with SampleStore(copy) as store:
             for name in names:
-                samples = control_samples(store, labels[name], prompt_set.name, sampling_key,
-                                          task_ids, settings["temperature"])  # fmt: skip
+                samples = control_samples(store, labels[name],
+                                          settings.get("prompts") or ["original"],
+                                          sampling_key, task_ids,
+                                          settings["temperature"])  # fmt: skip
                 per_task = audit_control_model(
                     store, benchmark, labels[name], samples, prompt_set, profiles,
                     signal_names, StoredScoresOnly(),

@@ -154,14 +154,18 @@ def run_control(settings: ControlSettings, reporter: Reporter) -> dict:
     names = {label: label.split(":")[1] for label in models}
 
     settings.output.mkdir(parents=True, exist_ok=True)
-    prompt_set = load_prompt_set("original", benchmark)
+    prompt_names = settings.prompts or (
+        ("original", "disguised") if "disguised" in benchmark.prompt_sets else ("original",)
+    )
+    prompt_sets = [load_prompt_set(name, benchmark) for name in prompt_names]
+    prompt_set = prompt_sets[0]  # original: what the doses are taught, the verdicts' set
     max_new_tokens = settings.max_new_tokens or fitted_budget(texts)
     sampling = SamplingSettings(
         mode=mode,
         max_new_tokens=max_new_tokens,
         seed=settings.seed,  # type: ignore[arg-type]
     )
-    plan = Plan([prompt_set], benchmark, [settings.temperature], settings.n, sampling,
+    plan = Plan(prompt_sets, benchmark, [settings.temperature], settings.n, sampling,
                 frozenset(task_ids))  # fmt: skip
     signal_names = settings.signals or parse_signal_names(None)
     profiles = {
@@ -181,7 +185,7 @@ def run_control(settings: ControlSettings, reporter: Reporter) -> dict:
                     bar.update(already + ok + failed, failed=failed)
 
                 run_plan(label, backend, plan, store, {"control": tag}, update)
-            samples = control_samples(store, label, prompt_set.name, sampling.key, task_ids,
+            samples = control_samples(store, label, prompt_names, sampling.key, task_ids,
                                       settings.temperature)  # fmt: skip
             per_task = audit_control_model(
                 store, benchmark, label, samples, prompt_set, profiles, signal_names,
@@ -197,6 +201,7 @@ def run_control(settings: ControlSettings, reporter: Reporter) -> dict:
     report = {
         "settings": {**_describe(settings), "mode": mode, "max_new_tokens": max_new_tokens,
                      "max_new_tokens_fitted": settings.max_new_tokens is None,
+                     "prompts": list(prompt_names),
                      "base_model": base_name, "tag": tag,
                      "tasks": len(task_ids), "store": str(settings.output / "control.sqlite"),
                      "sampling_key": sampling.key},

@@ -49,6 +49,8 @@ class SampleEvidence:
     strength: float | None
     reasons: tuple[str, ...]
     pairs: tuple[Assessment, ...]
+    short_copy: bool = False
+    """Its best pair is an exact copy of a short canonical (`Assessment.short_copy`)."""
 
 
 def bounded_chance_pool(samples: Iterable, size: int = CHANCE_POOL) -> list[tuple[str, str]]:
@@ -111,6 +113,7 @@ class StreamedEvidence:
             strength=best.strength if best else None,
             reasons=best.reasons if best else (),
             pairs=assessments,
+            short_copy=bool(best and best.short_copy),
         )
 
     def disguise_leaks(self, sample) -> list[str]:
@@ -164,6 +167,20 @@ class StreamedEvidence:
             nulls[task_id] = task_null(task_id, (v / 100, s / 100), family,
                                        self.solvers(task_id, group, groups), with_evidence,
                                        samples, self.convergence_rule)  # fmt: skip
+        if self.convergence_rule.short_copies and group.prompt_set == "original" and any(
+                other.model == group.model and other.prompt_set == "disguised"
+                for other in groups):  # fmt: skip
+            # exact copies of short canonicals: only the model's own disguised samples (with
+            # the independent families) can tell memory from convergence, so only then tested
+            for task_id, (v, s) in sorted(group.short_best.items(),
+                                          key=lambda item: task_order(item[0])):
+                if task_id in nulls:
+                    continue
+                copies, samples = group.short_copies[task_id], group.evidence[task_id][2]
+                nulls[task_id] = task_null(task_id, (v / 100, s / 100), family,
+                                           self.solvers(task_id, group, groups), copies,
+                                           samples, self.convergence_rule,
+                                           basis="disguise")  # fmt: skip
         decided = decide(nulls, self.convergence_rule)
         for task_id, names in group.leaks.items():
             if task_id in decided:

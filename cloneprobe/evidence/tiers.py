@@ -70,6 +70,10 @@ class Assessment:
     tier: str
     strength: float
     reasons: tuple[str, ...] = field(default=())
+    short_copy: bool = False
+    """A *similar* pair that is an exact copy held back only because the canonical is short:
+    what the model-specific null (its own samples under disguised prompts) can still tell
+    from convergence (cloneprobe.evidence.panel.convergence)."""
 
     def as_dict(self) -> dict:
         return {"tier": self.tier, "strength": self.strength, "reasons": list(self.reasons)}
@@ -125,6 +129,7 @@ def assess_pair(
     needed = rule.exact_min_tokens if distinct else max(rule.exact_min_tokens,
                                                         rule.exact_plain_min_tokens)  # fmt: skip
     changed = [t for t in profile.own_literals if t not in features.literals_kept]
+    short_copy = False
     if features.verbatim >= rule.exact_verbatim:
         if changed:
             misses.append(f"near copy ({features.verbatim:.0%} verbatim), but the canonical's "
@@ -136,6 +141,7 @@ def assess_pair(
             hits.append(f"exact copy: {features.verbatim:.0%} of {own} canonical tokens "
                         f"verbatim, {kept_text}")  # fmt: skip
         else:
+            short_copy = True
             plain = "" if distinct else ", none of them its own names"
             misses.append(f"exact copy, but the canonical is short ({own} tokens < {needed}"
                           f"{plain}): any solver may write it")  # fmt: skip
@@ -182,7 +188,8 @@ def assess_pair(
     if not hits:
         misses = misses or [f"similar solution: {features.verbatim:.0%} verbatim, no rare "
                             "detail kept"]  # fmt: skip
-    return Assessment(SIMILAR, strength, tuple(demoted + misses + hits + notes))
+    return Assessment(SIMILAR, strength, tuple(demoted + misses + hits + notes),
+                      short_copy=short_copy and not hits and not demoted)
 
 
 TIER_ORDER = {EVIDENCE: 0, UNINFORMATIVE: 1, SIMILAR: 2}
@@ -192,4 +199,4 @@ def sample_assessment(assessments: list[Assessment]) -> Assessment | None:
     """A sample's tier: its strongest pair's (None: no clone pair)."""
     if not assessments:
         return None
-    return min(assessments, key=lambda a: (TIER_ORDER[a.tier], -a.strength))
+    return min(assessments, key=lambda a: (TIER_ORDER[a.tier], not a.short_copy, -a.strength))

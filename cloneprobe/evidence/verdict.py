@@ -12,6 +12,11 @@ on the positive control):
   FDR level); the figure is in the reasons. Evidence that independent solvers reach is no
   evidence; evidence whose convergence could not be measured (no panel, no other family, no
   disguised samples for the task) is **suspected**, and the reasons say what is missing.
+  An exact copy of a short canonical (held back from *evidence*: any solver may write it) is
+  memorized only where the model's own samples under disguised prompts and at least
+  `min_families` independent families were measured and the null makes it rare: the model
+  writes it when the prompt shows the benchmark's names and not when they are changed, and
+  no other family writes it ("resting on the disguise").
 - **suspected**: no clone evidence, but the model finds the canonical solution likelier than a
   reference model does, by at least `reference_margin` of the chosen likelihood signal
   (relative.reference; memorization that does not show in samples yet).
@@ -126,8 +131,9 @@ def calibration_line(
     """One line for reports: the rule and its measured error rates on the positive control, or
     "not calibrated for these settings" when the calibration was measured under other ones."""
     measured = calibration()
-    head = (f"Verdict rule: memorized = clone evidence the same-task convergence null "
-            f"makes rare; suspected = {rule.likelihood_signal} "
+    head = (f"Verdict rule: memorized = clone evidence (or, with disguised samples, a short "
+            f"canonical's exact copy) the same-task convergence null makes rare; "
+            f"suspected = {rule.likelihood_signal} "
             f"relative to a reference model >= {rule.reference_margin:g}; a bare likelihood or "
             "a similarity decides nothing.")  # fmt: skip
     if not measured:
@@ -197,6 +203,13 @@ def task_verdict(
             reasons.append("same-task convergence: " + convergence["figure"])
             unexplained = bool(convergence["memorized"])
             missing = bool(convergence["missing"])
+    elif (clone_tier == "similar" and convergence is not None
+          and convergence.get("basis") == "disguise"):  # fmt: skip
+        reasons.append("exact copy of a short canonical (any solver may write it): "
+                       + "; ".join(clone_reasons[:1] or ["a sample copies it"]))
+        reasons.append("the model's own disguised prompts and the independent families: "
+                       + convergence["figure"])  # fmt: skip
+        unexplained = bool(convergence["memorized"])
     elif clone_tier == "similar":
         reasons.append("clones are similar solutions only (what any solver of the task may "
                        "write): not evidence")  # fmt: skip

@@ -58,8 +58,10 @@ def verdict_rows(report: dict) -> list[list[str]]:
                 f"{h['flagged']} ({100 * h['rate']:.0f}% [{100 * h['ci95'][0]:.0f}, "
                 f"{100 * h['ci95'][1]:.0f}])"
             )  # fmt: skip
-            rows.append([model, half.replace("_", " "), str(h["tasks"]), shown,
-                         *(str(h["verdicts"].get(v, 0)) for v in VERDICTS)])  # fmt: skip
+            counts = [str(h["verdicts"].get(v, 0)) for v in VERDICTS]
+            if h.get("memorized_on_disguise"):  # VERDICTS[0] is memorized
+                counts[0] += f" ({h['memorized_on_disguise']} on the disguise)"
+            rows.append([model, half.replace("_", " "), str(h["tasks"]), shown, *counts])
     return rows
 
 

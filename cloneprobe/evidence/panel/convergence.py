@@ -19,6 +19,12 @@ evidence:
 - the p-values of a group's tasks with evidence are adjusted for their number with
   Benjamini-Hochberg (the false-discovery rate over the benchmark's tasks is held at `alpha`):
   **memorized** is a task whose evidence is not convergent and whose adjusted q <= alpha;
+- an exact copy of a short canonical (no evidence by itself: any solver may write it) is
+  tested the same way (`basis` "disguise") only for a model whose own disguised-prompt samples
+  are in the report, and only against them and at least `min_families` independent families:
+  it is convergent when the model writes it under the disguise too, and memorized ("resting
+  on the disguise") when neither the families nor the disguised samples reach it and its q
+  is at most alpha;
 - a task no independent solver of the task was measured on (no panel, no other family, no
   disguised sample) is **missing**, and one measured on fewer than `min_families` independent
   families and no disguised sample is **thin** (0 of 2 families is no rarity): the verdict
@@ -50,6 +56,9 @@ class ConvergenceRule:
     min_families: int = 3
     """Independent families a rarity needs to be measured on (unless disguised samples of the
     model itself were measured too)."""
+    short_copies: bool = True
+    """Test exact copies of short canonicals against the model's own disguised samples and
+    the independent families (`basis` "disguise"); False: never memorized, as before."""
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -91,8 +100,12 @@ def task_null(
     evidence_samples: int,
     samples: int,
     rule: ConvergenceRule = DEFAULT_CONVERGENCE,
+    basis: str = "evidence",
 ) -> dict:
-    """The convergence figures of one task's evidence (before the FDR adjustment)."""
+    """The convergence figures of one task's evidence (before the FDR adjustment). `basis`:
+    `evidence` (the model's clone evidence), or `disguise` (its exact copies of a short
+    canonical, which any solver may write: tested only against the model's own disguised
+    samples and at least `min_families` independent families, else missing)."""
     independent = [s for s in solvers if s.origin == "disguised" or s.family != family]
     families: dict[str, bool] = {}
     reaching = total = disguised_reaching = disguised_total = 0
@@ -116,10 +129,16 @@ def task_null(
     p0 = (reaching + 0.5) / (total + 1)
     p_value = binomial_tail(evidence_samples, samples, p0)
     convergent = len(families_reaching) >= rule.convergent_families
+    if basis == "disguise" and disguised_reaching:
+        convergent = True  # the model writes the short canonical under both: it converges
     missing = total == 0
-    thin = not missing and len(families) < rule.min_families and disguised_total == 0
+    if basis == "disguise":
+        thin = not missing and (len(families) < rule.min_families or disguised_total == 0)
+    else:
+        thin = not missing and len(families) < rule.min_families and disguised_total == 0
     return {
         "task_id": task_id,
+        "basis": basis,
         "target": {"verbatim": target[0], "structure": target[1]},
         "family": family,
         "families": len(families),
@@ -154,6 +173,18 @@ def decide(nulls: dict[str, dict], rule: ConvergenceRule = DEFAULT_CONVERGENCE) 
 
 def figure_line(null: dict, rule: ConvergenceRule = DEFAULT_CONVERGENCE) -> str:
     """ "0 of 3 panel families and 1 of 40 disguised samples reach this ..." for reasons."""
+    if null.get("basis") == "disguise":
+        return "exact copy of a short canonical, " + _figure(null, rule)
+    return _figure(null, rule)
+
+
+def _figure(null: dict, rule: ConvergenceRule) -> str:
+    if null.get("thin") and null.get("basis") == "disguise":
+        return (
+            f"tested against {null['families']} independent families and "
+            f"{null['disguised']} of the model's disguised-prompt samples (a short canonical "
+            f"needs both, at least {rule.min_families} families): not tested"
+        )
     if null.get("thin"):
         return (
             f"convergence measured on only {null['families']} independent families and no "
@@ -175,9 +206,14 @@ def figure_line(null: dict, rule: ConvergenceRule = DEFAULT_CONVERGENCE) -> str:
             f"{target['verbatim']:.0%} verbatim; {null['samples_reaching']} of "
             f"{null['samples']} independent samples)")  # fmt: skip
     if null["convergent"]:
-        return f"{text}: convergent, written by {', '.join(null['families_reaching'])}"
+        writers = [*null["families_reaching"]]
+        if null.get("basis") == "disguise" and null["disguised_reaching"]:
+            writers.append("the model itself under the disguised prompts")
+        return f"{text}: convergent, written by {', '.join(writers)}"
     q = null.get("q")
     verdict = "rare" if null.get("memorized") else "not rare enough"
+    if null.get("basis") == "disguise" and null.get("memorized"):
+        verdict = "rare, resting on the disguise"
     return (f"{text}: {verdict}, p = {null['p']:.2g}, Benjamini-Hochberg q = "
             f"{q:.2g} over {null['tested']} tasks tested (FDR {rule.alpha:g})")  # fmt: skip
 
