@@ -64,11 +64,16 @@ class Disguise:
 
 
 def _identifiers(text: str) -> set[str]:
+    """The name tokens of `text` up to where it stops tokenizing (a sample cut inside its
+    docstring: the words of that docstring are prose, never names it writes)."""
+    names: set[str] = set()
     try:
-        return {t.string for t in tokenize.generate_tokens(io.StringIO(text).readline)
-                if t.type == tokenize.NAME}  # fmt: skip
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.NAME:
+                names.add(token.string)
     except (tokenize.TokenError, IndentationError, SyntaxError):
-        return set(re.findall(r"[A-Za-z_]\w*", text))
+        pass
+    return names
 
 
 def _replace_parts(name: str) -> str:

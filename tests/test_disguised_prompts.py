@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from cloneprobe.benchmarks import load_humaneval, load_prompt_set
 from cloneprobe.benchmarks.build_disguised import main as build_disguised
-from cloneprobe.benchmarks.disguise import disguise_task, map_back
+from cloneprobe.benchmarks.disguise import disguise_task, leaked_names, map_back
 from cloneprobe.benchmarks.entry_points import rename_identifier
 from cloneprobe.benchmarks.prompts import disguise_renames
 from cloneprobe.benchmarks.reference_run import evaluate_calls
@@ -189,3 +189,17 @@ def test_a_short_canonical_copied_only_under_the_original_prompt_rests_on_the_di
     assert null["HumanEval/33"]["disguised_reaching"] == 2
     assert null["HumanEval/33"]["convergent"] and not null["HumanEval/33"]["memorized"]
     assert "the model itself under the disguised prompts" in null["HumanEval/33"]["figure"]
+
+
+def test_a_sample_cut_inside_its_docstring_leaks_no_word_of_its_prose():
+    # the embedded model, cut at its token budget while restating HumanEval/2's disguised
+    # prompt: "number" is a word of its docstring, not a name it writes (it was a "leak" when
+    # a sample that did not tokenize was read word by word)
+    renames = disguise_renames("disguised", "HumanEval/2")
+    prompt = next(p.text for p in DISGUISED.prompts if p.task_id == "HumanEval/2")
+    cut = (f"{prompt.split('def truncate_value')[0]}def truncate_value(value: float, *args, "
+           '**kwargs) -> float:\n    """\n    Truncates a positive value to a decimal number.\n'
+           "    If the input is a float,\n")  # fmt: skip
+    assert "number" in renames and leaked_names(cut, renames, prompt) == []
+    written = cut + '    """\n    return number % 1.0\n'
+    assert leaked_names(written, renames, prompt) == ["number"]
