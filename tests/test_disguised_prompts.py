@@ -178,6 +178,13 @@ def test_a_short_canonical_copied_only_under_the_original_prompt_rests_on_the_di
     assert null["basis"] == "disguise" and null["memorized"]
     assert null["disguised"] == 2 and null["disguised_reaching"] == 0
     assert "resting on the disguise" in null["figure"]
+    # a disguised sample cut before its answer is no solver's answer: not counted
+    cut = write(tmp_path / "x.jsonl", ['    """Sorts every third item, keeping'], 33, first=9)
+    run("import", str(cut), *imported, "--prompt-set", "disguised")
+    report = run("detect", store, "--json")
+    null = {g["prompt_set"]: g for g in report["groups"]}["original"]["convergence"]
+    assert null["HumanEval/33"]["disguised"] == 2
+    null = null["HumanEval/33"]
     verdict = task_verdict("similar", True, {}, clone_reasons=("exact copy",), convergence=null)
     assert verdict.verdict == "memorized"
     assert "disguised prompts" in verdict.reasons[1]

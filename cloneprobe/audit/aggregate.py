@@ -91,18 +91,21 @@ class Group:
 
     def count_evidence(
         self, task_id: str, tier: str | None, verbatim: int, structure: int | None = None,
-        short_copy: bool = False,
+        short_copy: bool = False, answered: bool = True,
     ) -> None:
         """One sample of an informative task, with its evidence tier (None: no clone), its
         answer's verbatim and structure similarity to the canonical (percent) and whether it
-        is an exact copy of a short canonical."""
+        is an exact copy of a short canonical. A sample without an answer function (cut
+        before it, or none written) is no solver's answer: it is counted, but not in
+        `closeness`, as the shipped panel counts only answered samples."""
         counts = self.evidence.setdefault(task_id, [0, 0, 0])
         counts[0] += int(tier == "evidence")
         counts[1] += int(tier == "similar")
         counts[2] += 1
         self.answers.setdefault(task_id, Counter())[verbatim] += 1
         closeness = (verbatim, verbatim if structure is None else structure)
-        self.closeness.setdefault(task_id, Counter())[closeness] += 1
+        if answered:
+            self.closeness.setdefault(task_id, Counter())[closeness] += 1
         if tier == "evidence":
             self.evidence_verbatim[task_id] = max(verbatim, self.evidence_verbatim.get(task_id, 0))
             self.evidence_best[task_id] = max(closeness, self.evidence_best.get(task_id, (0, 0)))

@@ -110,7 +110,7 @@ class ReportBuilder:
             structure = round(100 * answer.get("structure", 0.0))
             short_copy = bool(tiered and tiered.short_copy)
             group.count_evidence(sample.task_id, tiered.tier if tiered else None, verbatim,
-                                 structure, short_copy)  # fmt: skip
+                                 structure, short_copy, answered=_answered(answer))
         if execution is not None:
             self.isolation[execution.isolation or "unknown"] += 1
         self.samples.append(
@@ -174,6 +174,12 @@ class ReportBuilder:
             all_evidence=self.all_evidence,
             **view_keys,
         )
+
+
+def _answered(answer: dict) -> bool:
+    """The sample wrote the task's function (not only the prompt's helpers): a solver's
+    answer, as the convergence null counts them."""
+    return "verbatim" in answer and answer.get("entry_point_found", True) is not False
 
 
 def _tier(tiered) -> dict:
