@@ -60,7 +60,7 @@ def test_the_common_names_are_where_they_make_sense(spelling):
     commands = {c for c, _ in visible_options()[spelling]}
     expected = {
         "--prompts": {"generate", "audit", "import", "export", "detect", "report", "execute",
-                      "signals", "prompts"},
+                      "signals", "prompts", "control"},
         "--model": {"generate", "audit", "import", "export", "detect", "report", "execute",
                     "signals", "control"},
         "--limit": {"generate", "audit", "control"},

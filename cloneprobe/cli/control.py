@@ -77,11 +77,12 @@ def _prompts(spec: str | None) -> tuple[str, ...] | None:
               help=meaning("--mode", " (default: chat when the model's tokenizer has a chat "
                            "template)."))  # fmt: skip
 @click.option("--prompts", "prompts_spec", default=None, metavar="SETS",
-              help="Prompt sets to sample, comma-separated: original (what the doses are "
-              "taught; the verdicts are its) and disguised (names changed: a model that "
-              "writes the canonical under the original prompt but not under the disguise "
-              "remembers it). Default: original,disguised where the benchmark has a "
-              "disguised set, else original.")  # fmt: skip
+              help=meaning("--prompts", " to sample, comma-separated: original (what the "
+                           "doses are taught; the verdicts are its) and disguised (names "
+                           "changed: a model that writes the canonical under the original "
+                           "prompt but not under the disguise remembers it). Default: "
+                           "original,disguised where the benchmark has a disguised set, "
+                           "else original."))  # fmt: skip
 @click.option("--signals", "signal_spec", default=None, metavar="NAMES",
               help=meaning("--signals", f" to compute, comma-separated (default: all: "
                            f"{signals_help()})."))  # fmt: skip
