@@ -183,9 +183,21 @@ class FilePath(CheckedPath):
         return super().convert(value, param, ctx)
 
 
+class StoreFilePath(FilePath):
+    """A store's path; one that does not exist yet is noted, so that a refused command removes
+    the empty store it made (`new_stores`)."""
+
+    def convert(self, value, param, ctx):
+        from .new_stores import note_new_store
+
+        path = super().convert(value, param, ctx)
+        note_new_store(ctx, Path(path))
+        return path
+
+
 def StorePath(*args, **kwargs) -> FilePath:
     """A store's path (a file: `cloneprobe.sqlite` in the example of the error)."""
-    return FilePath(*args, example="cloneprobe.sqlite", **kwargs)
+    return StoreFilePath(*args, example="cloneprobe.sqlite", **kwargs)
 
 
 def check_outputs(options: dict) -> None:

@@ -504,6 +504,7 @@ def check_generation_values(options: dict) -> None:
     if any(stop == "" for stop in options.get("stops") or ()):
         raise UserError("--stop '': an empty stop sequence would end every sample at once; "
                         "give the text to stop at, e.g. --stop '\\ndef'")  # fmt: skip
+    check_local_models(options.get("models") or GENERATION.models)
     url = options.get("base_url")
     if url:
         from urllib.parse import urlsplit
@@ -521,6 +522,24 @@ def check_generation_values(options: dict) -> None:
             raise UserError(f"--base-url is given but no --model is openai:<model> (models: "
                             f"{', '.join(models)}), so no request would go there; give "
                             "--model openai:<name>, or drop --base-url")  # fmt: skip
+
+
+def check_local_models(models) -> None:
+    """A local model (`hf:`, `embedded`) that no file can load is refused before the store or
+    anything else is made (nothing is downloaded, so a missing folder or uncached id never
+    loads)."""
+    from ..generation.errors import GenerationError
+    from ..generation.specs import parse_model_spec
+    from ..signals.scoring import local_model_problem
+
+    for model in models:
+        try:
+            spec = parse_model_spec(model)
+        except GenerationError:
+            continue  # refused with its own message where the spec is used
+        problem = local_model_problem(spec) if spec.kind in ("hf", "embedded") else None
+        if problem:
+            raise UserError(f"--model {model!r}: {problem}")
 
 
 def detector_config(options: dict):
