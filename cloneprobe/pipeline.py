@@ -561,7 +561,26 @@ def report_store(
     samples = select_samples(store, models, prompt_sets)
     report = detect_and_report(store, benchmark, detection, samples, reporter)
     report = stored_signals(report, store, benchmark, samples, reporter)
+    scope = stored_scope(store, samples)
+    if scope is not None:
+        report = report.with_sections(scope=scope)
     return complete_report(report, sections)
+
+
+def stored_scope(store: SampleStore, selection: SampleSelection) -> dict | None:
+    """The scope note (`audit`'s quick first look) of the runs that made the selection's
+    samples, as the audit recorded it with its run (None: every run was given in full)."""
+    quick = {}
+    for run in store.runs():
+        config = run["settings"].get("config") if isinstance(run["settings"], dict) else None
+        if isinstance(config, dict) and isinstance(config.get("quick_scope"), dict):
+            quick[run["id"]] = config["quick_scope"]
+    if not quick:
+        return None
+    rows = store.samples(list(selection.models) or None, list(selection.prompt_sets) or None,
+                         light=True)  # fmt: skip
+    found = [quick[s.run_id] for s in rows if s.run_id in quick and selection.keeps(s)]
+    return found[-1] if found else None
 
 
 def stored_signals(
