@@ -21,6 +21,11 @@ from cloneprobe.audit.ahead import detect_while
 from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.audit.detection import CanonicalFragments, DetectionSettings
 from cloneprobe.audit.signal_table import signals_section, tasks_list
+from cloneprobe.audit.signals_asked import (
+    remember_signals_asked,
+    signals_asked,
+    with_asked_reasons,
+)
 from cloneprobe.audit.stream import audit_stream
 from cloneprobe.generation.selection import SampleSelection
 from cloneprobe.signals.flow import check_computed, compute_signals, count_rows
@@ -488,8 +493,9 @@ def attach_signals(
     warning = check_computed(rows, names, factory.failures)  # nothing computed: an error
     if warning:
         reporter.warn(warning)
-    return report.with_sections(signals=signals_section(rows, names, settings.reference_model),
-                                tasks=tasks_list(rows, report))
+    section = signals_section(rows, names, settings.reference_model)
+    remember_signals_asked(store.db, section)  # `report` shows what was asked, n/a too
+    return report.with_sections(signals=section, tasks=tasks_list(rows, report))
 
 
 def stored_prompt_sets(samples: Iterable[StoredSample], benchmark: Benchmark) -> list[PromptSet]:
@@ -594,9 +600,13 @@ def stored_signals(
     loaded; a score not stored is shown as not available) and the per-task verdicts; the
     report unchanged when the store holds no signal for them."""
     from cloneprobe.signals.flow import StoredScorers, stored_signal_names
+    from cloneprobe.signals.registry import SIGNALS
 
     samples = list(selection)
-    names = stored_signal_names(store, sorted({s.model for s in samples}))
+    models = sorted({s.model for s in samples})
+    asked = signals_asked(store.db, models)
+    wanted = set(stored_signal_names(store, models)) | {n for m in asked.values() for n in m}
+    names = [name for name in SIGNALS if name in wanted]
     if not names:
         return report
     prompt_sets = stored_prompt_sets(samples, benchmark)
@@ -606,5 +616,5 @@ def stored_signals(
             store, benchmark, sorted({s.model for s in samples}), prompt_sets, names,
             StoredScorers(store), bar.advance, None, samples, stored_only=True,
         )  # fmt: skip
-    return report.with_sections(signals=signals_section(rows, names, None),
-                                tasks=tasks_list(rows, report))  # fmt: skip
+    section = with_asked_reasons(signals_section(rows, names, None), asked)
+    return report.with_sections(signals=section, tasks=tasks_list(rows, report))

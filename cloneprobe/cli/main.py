@@ -15,6 +15,7 @@ import click
 
 from ..errors import UserError
 from .audit import audit_command
+from .checks import remove_empty_new_stores
 from .clones import clones_command
 from .control import control_command
 from .detect import detect_command
@@ -22,7 +23,6 @@ from .execute import execute_command
 from .export import export_command
 from .generate import generate_command
 from .imports import import_command
-from .new_stores import remove_empty_new_stores
 from .prompts import prompts_command
 from .report import report_command
 from .scan import scan_command
