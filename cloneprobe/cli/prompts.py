@@ -59,7 +59,6 @@ def prompts_command(
     """
     import json
 
-    from rich.syntax import Syntax
     from rich.text import Text
 
     from cloneprobe.reports.safe_text import terminal_text
@@ -73,7 +72,7 @@ def prompts_command(
         resolve_task_id,
     )
     from ..benchmarks.prompts import fixed_records
-    from ..reports.prompts_text import issues_table, print_diff, sets_table
+    from ..reports.prompts_text import issues_table, print_diff, print_prompt, sets_table
     from .checks import check_output_file
     from .console import error_console, output_console
 
@@ -140,8 +139,7 @@ def prompts_command(
             for prompt in prompt_set.for_task(task_id):
                 console.print(Text(task_id, style="bold").append(
                     terminal_text(f" {prompt_set.name}/{prompt.variant}")))
-                # word_wrap: a line wider than the console wraps; without it Syntax crops it
-                console.print(Syntax(prompt.text, "python", theme="ansi_dark", word_wrap=True))
+                print_prompt(console, prompt.text)  # wide lines cut, marked as --diff does
         return
     if diff_task:
         task_id = resolve_task_id(benchmark, diff_task)
