@@ -68,7 +68,7 @@ from .reports.durations import estimate_text, measured_text
 from .settings import ExecutionSettings, GenerationSettings, SampleSource, SignalSettings
 from .signals.registry import parse_signal_names
 from .signals.scoring import ScorerFactory, ScorerOptions
-from .warmup import WarmUp, first_wave
+from .warmup import MeasuredProgress, WarmUp, first_wave
 
 log = logging.getLogger(__name__)
 
@@ -480,15 +480,18 @@ def attach_signals(
         timeout=settings.timeout,
     )  # fmt: skip
     total = count_rows(samples, prompt_sets, benchmark)
-    announce(reporter, [f"signals {', '.join(names)} on {len(samples):,} samples of "
-                        f"{', '.join(sorted({s.model for s in samples}))}, scored per task, "
-                        f"prompt set and temperature ({total:,} in all; scores already "
-                        "stored are reused)"])  # fmt: skip
+    models = sorted({s.model for s in samples})
+    announce(reporter, signals_plan_lines(store, names, models, len(samples), total, reporter,
+                                          settings.reference_model))  # fmt: skip
     factory = ScorerFactory(options)
     with reporter.task("signals", total) as bar:
+        from cloneprobe.signals.flow import CHUNK
+
+        timed = MeasuredProgress(bar.advance, total, CHUNK, lambda measured: reporter.plan(
+            [measured_text("the signals", *astuple(measured), unit="task row")]))
         rows = compute_signals(
-            store, benchmark, sorted({s.model for s in samples}), prompt_sets, names,
-            factory, bar.advance, settings.reference_model, samples,
+            store, benchmark, models, prompt_sets, names,
+            factory, timed.advance, settings.reference_model, samples,
         )  # fmt: skip
     warning = check_computed(rows, names, factory.failures)  # nothing computed: an error
     if warning:
@@ -496,6 +499,39 @@ def attach_signals(
     section = signals_section(rows, names, settings.reference_model)
     remember_signals_asked(store.db, section)  # `report` shows what was asked, n/a too
     return report.with_sections(signals=section, tasks=tasks_list(rows, report))
+
+
+def signals_plan_lines(store: SampleStore, names: list[str], models: list[str], samples: int,
+                       total: int, reporter: Reporter,
+                       reference_model: str | None = None) -> list[str]:  # fmt: skip
+    """What `signals` (and `audit --signals`) will score, and an estimate from the store's
+    history of signal scores (`signals.history`), as the generation plan gives one; a
+    line-printing `reporter` shows it as the ETA until the first rows are scored."""
+    from cloneprobe.signals.flow import CHUNK
+    from cloneprobe.signals.history import seconds_per_score
+
+    lines = [f"signals {', '.join(names)} on {samples:,} samples of {', '.join(models)}, "
+             f"scored per task, prompt set and temperature ({total:,} in all; scores already "
+             "stored are reused)"]  # fmt: skip
+    known = seconds_per_score(store.db, models + ([reference_model] if reference_model else []))
+    if known is not None:
+        rate, count = known
+        seconds = rate * total * len(names)
+        planned = getattr(reporter, "planned", None)
+        if isinstance(planned, dict):
+            planned["signals"] = seconds
+        lines.append(f"estimate: about {estimate_text(seconds)} if none is stored yet "
+                     f"({rate:.2g} s per score over {count:,} earlier scores in the store); "
+                     "the ETA follows the measured rate")  # fmt: skip
+    elif total <= CHUNK:
+        lines.append(f"estimate: none yet (no signal history of these models in the store); "
+                     f"the plan is one chunk of {total} task rows, so the first scores back "
+                     "are all of them and nothing is measured before")  # fmt: skip
+    else:
+        lines.append("estimate: none yet (no signal history of these models in the store); "
+                     "it is measured on this machine from the first chunk of tasks scored and "
+                     "printed then (`measured: ...`), and the ETA follows")  # fmt: skip
+    return lines
 
 
 def stored_prompt_sets(samples: Iterable[StoredSample], benchmark: Benchmark) -> list[PromptSet]:
