@@ -52,6 +52,7 @@ VOCABULARY = {
     "--signals": "Memorization signals",
     "--json": "Print JSON on stdout",
     "--output": "Folder for the results",
+    "--out": "The JSONL file to write",
     "--workers": "Processes at once",
     "--base-url": "OpenAI-compatible server",
     "--config": "A TOML file of this command's options",

@@ -35,10 +35,13 @@ from .options import benchmark_option, meaning, option
 )  # fmt: skip
 @click.option(
     "--export",
+    "--out",
     "export_path",
     type=FilePath(path_type=Path),
     metavar="FILE.jsonl",
-    help="Write the set (--prompts, default fixed) as JSONL: task_id, variant, prompt.",
+    help=meaning("--out", ": the set (--prompts, default fixed), one line per prompt: task_id, "
+                 "variant, prompt. --out is the name `export --out` uses; --export is the same "
+                 "option."),
 )
 def prompts_command(
     set_spec: str | None,
@@ -55,7 +58,7 @@ def prompts_command(
       cloneprobe prompts --show 47 --prompts fixed   # one task's prompt
       cloneprobe prompts --diff 116                  # what the fixed set changed, and why
       cloneprobe prompts --prompts study_prompts/ --json
-      cloneprobe prompts --prompts fixed --export fixed.jsonl
+      cloneprobe prompts --prompts fixed --out fixed.jsonl  # or --export fixed.jsonl
     """
     import json
 
