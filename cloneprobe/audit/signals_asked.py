@@ -12,9 +12,11 @@ same columns and reasons.
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 
 SIGNALS_ASKED = "signals_asked"
+log = logging.getLogger(__name__)
 
 
 def _read(db: sqlite3.Connection) -> dict[str, dict[str, str | None]]:
@@ -41,9 +43,13 @@ def remember_signals_asked(db: sqlite3.Connection, section: dict) -> None:
                 model[name] = None
             elif name not in model or model[name] is not None:  # None: available elsewhere
                 model[name] = summary.get("reason") or model.get(name) or "not available"
-    with db:
-        db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                   (SIGNALS_ASKED, json.dumps(asked, sort_keys=True)))  # fmt: skip
+    try:
+        with db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                       (SIGNALS_ASKED, json.dumps(asked, sort_keys=True)))  # fmt: skip
+    except sqlite3.Error as error:  # a note for `report`: never the end of the run
+        log.warning("could not record the signals asked in the store (%s); `report` will "
+                    "show only the signals with stored scores", error)
 
 
 def signals_asked(db: sqlite3.Connection, models) -> dict[str, dict[str, str | None]]:
