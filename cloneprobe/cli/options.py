@@ -505,7 +505,8 @@ def check_generation_values(options: dict) -> None:
     if any(stop == "" for stop in options.get("stops") or ()):
         raise UserError("--stop '': an empty stop sequence would end every sample at once; "
                         "give the text to stop at, e.g. --stop '\\ndef'")  # fmt: skip
-    check_local_models(options.get("models") or GENERATION.models)
+    if not Path(options["store_path"]).exists():  # nothing stored: every model must load
+        check_local_models(options.get("models") or GENERATION.models)
     url = options.get("base_url")
     if url:
         from urllib.parse import urlsplit
@@ -528,7 +529,8 @@ def check_generation_values(options: dict) -> None:
 def check_local_models(models) -> None:
     """A local model (`hf:`, `embedded`) that no file can load is refused before the store or
     anything else is made (nothing is downloaded, so a missing folder or uncached id never
-    loads)."""
+    loads). Only for a new store: a store may hold every sample planned, and then the model
+    is never loaded (a re-run must not need its weights)."""
     from ..generation.errors import GenerationError
     from ..generation.specs import parse_model_spec
     from ..signals.scoring import local_model_problem
