@@ -21,6 +21,11 @@ from cloneprobe.audit.ahead import detect_while
 from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.audit.detection import CanonicalFragments, DetectionSettings
 from cloneprobe.audit.signal_table import signals_section, tasks_list
+from cloneprobe.audit.signals_asked import (
+    remember_signals_asked,
+    signals_asked,
+    with_asked_reasons,
+)
 from cloneprobe.audit.stream import audit_stream
 from cloneprobe.generation.selection import SampleSelection
 from cloneprobe.signals.flow import check_computed, compute_signals, count_rows
@@ -63,7 +68,7 @@ from .reports.durations import estimate_text, measured_text
 from .settings import ExecutionSettings, GenerationSettings, SampleSource, SignalSettings
 from .signals.registry import parse_signal_names
 from .signals.scoring import ScorerFactory, ScorerOptions
-from .warmup import WarmUp, first_wave
+from .warmup import MeasuredProgress, WarmUp, first_wave
 
 log = logging.getLogger(__name__)
 
@@ -475,21 +480,58 @@ def attach_signals(
         timeout=settings.timeout,
     )  # fmt: skip
     total = count_rows(samples, prompt_sets, benchmark)
-    announce(reporter, [f"signals {', '.join(names)} on {len(samples):,} samples of "
-                        f"{', '.join(sorted({s.model for s in samples}))}, scored per task, "
-                        f"prompt set and temperature ({total:,} in all; scores already "
-                        "stored are reused)"])  # fmt: skip
+    models = sorted({s.model for s in samples})
+    announce(reporter, signals_plan_lines(store, names, models, len(samples), total, reporter,
+                                          settings.reference_model))  # fmt: skip
     factory = ScorerFactory(options)
     with reporter.task("signals", total) as bar:
+        from cloneprobe.signals.flow import CHUNK
+
+        timed = MeasuredProgress(bar.advance, total, CHUNK, lambda measured: reporter.plan(
+            [measured_text("the signals", *astuple(measured), unit="task row")]))
         rows = compute_signals(
-            store, benchmark, sorted({s.model for s in samples}), prompt_sets, names,
-            factory, bar.advance, settings.reference_model, samples,
+            store, benchmark, models, prompt_sets, names,
+            factory, timed.advance, settings.reference_model, samples,
         )  # fmt: skip
     warning = check_computed(rows, names, factory.failures)  # nothing computed: an error
     if warning:
         reporter.warn(warning)
-    return report.with_sections(signals=signals_section(rows, names, settings.reference_model),
-                                tasks=tasks_list(rows, report))
+    section = signals_section(rows, names, settings.reference_model)
+    remember_signals_asked(store.db, section)  # `report` shows what was asked, n/a too
+    return report.with_sections(signals=section, tasks=tasks_list(rows, report))
+
+
+def signals_plan_lines(store: SampleStore, names: list[str], models: list[str], samples: int,
+                       total: int, reporter: Reporter,
+                       reference_model: str | None = None) -> list[str]:  # fmt: skip
+    """What `signals` (and `audit --signals`) will score, and an estimate from the store's
+    history of signal scores (`signals.history`), as the generation plan gives one; a
+    line-printing `reporter` shows it as the ETA until the first rows are scored."""
+    from cloneprobe.signals.flow import CHUNK
+    from cloneprobe.signals.history import seconds_per_score
+
+    lines = [f"signals {', '.join(names)} on {samples:,} samples of {', '.join(models)}, "
+             f"scored per task, prompt set and temperature ({total:,} in all; scores already "
+             "stored are reused)"]  # fmt: skip
+    known = seconds_per_score(store.db, models + ([reference_model] if reference_model else []))
+    if known is not None:
+        rate, count = known
+        seconds = rate * total * len(names)
+        planned = getattr(reporter, "planned", None)
+        if isinstance(planned, dict):
+            planned["signals"] = seconds
+        lines.append(f"estimate: about {estimate_text(seconds)} if none is stored yet "
+                     f"({rate:.2g} s per score over {count:,} earlier scores in the store); "
+                     "the ETA follows the measured rate")  # fmt: skip
+    elif total <= CHUNK:
+        lines.append(f"estimate: none yet (no signal history of these models in the store); "
+                     f"the plan is one chunk of {total} task rows, so the first scores back "
+                     "are all of them and nothing is measured before")  # fmt: skip
+    else:
+        lines.append("estimate: none yet (no signal history of these models in the store); "
+                     "it is measured on this machine from the first chunk of tasks scored and "
+                     "printed then (`measured: ...`), and the ETA follows")  # fmt: skip
+    return lines
 
 
 def stored_prompt_sets(samples: Iterable[StoredSample], benchmark: Benchmark) -> list[PromptSet]:
@@ -561,7 +603,26 @@ def report_store(
     samples = select_samples(store, models, prompt_sets)
     report = detect_and_report(store, benchmark, detection, samples, reporter)
     report = stored_signals(report, store, benchmark, samples, reporter)
+    scope = stored_scope(store, samples)
+    if scope is not None:
+        report = report.with_sections(scope=scope)
     return complete_report(report, sections)
+
+
+def stored_scope(store: SampleStore, selection: SampleSelection) -> dict | None:
+    """The scope note (`audit`'s quick first look) of the runs that made the selection's
+    samples, as the audit recorded it with its run (None: every run was given in full)."""
+    quick = {}
+    for run in store.runs():
+        config = run["settings"].get("config") if isinstance(run["settings"], dict) else None
+        if isinstance(config, dict) and isinstance(config.get("quick_scope"), dict):
+            quick[run["id"]] = config["quick_scope"]
+    if not quick:
+        return None
+    rows = store.samples(list(selection.models) or None, list(selection.prompt_sets) or None,
+                         light=True)  # fmt: skip
+    found = [quick[s.run_id] for s in rows if s.run_id in quick and selection.keeps(s)]
+    return found[-1] if found else None
 
 
 def stored_signals(
@@ -575,9 +636,13 @@ def stored_signals(
     loaded; a score not stored is shown as not available) and the per-task verdicts; the
     report unchanged when the store holds no signal for them."""
     from cloneprobe.signals.flow import StoredScorers, stored_signal_names
+    from cloneprobe.signals.registry import SIGNALS
 
     samples = list(selection)
-    names = stored_signal_names(store, sorted({s.model for s in samples}))
+    models = sorted({s.model for s in samples})
+    asked = signals_asked(store.db, models)
+    wanted = set(stored_signal_names(store, models)) | {n for m in asked.values() for n in m}
+    names = [name for name in SIGNALS if name in wanted]
     if not names:
         return report
     prompt_sets = stored_prompt_sets(samples, benchmark)
@@ -587,5 +652,5 @@ def stored_signals(
             store, benchmark, sorted({s.model for s in samples}), prompt_sets, names,
             StoredScorers(store), bar.advance, None, samples, stored_only=True,
         )  # fmt: skip
-    return report.with_sections(signals=signals_section(rows, names, None),
-                                tasks=tasks_list(rows, report))  # fmt: skip
+    section = with_asked_reasons(signals_section(rows, names, None), asked)
+    return report.with_sections(signals=section, tasks=tasks_list(rows, report))

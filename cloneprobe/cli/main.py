@@ -15,6 +15,7 @@ import click
 
 from ..errors import UserError
 from .audit import audit_command
+from .checks import remove_empty_new_stores
 from .clones import clones_command
 from .control import control_command
 from .detect import detect_command
@@ -69,22 +70,30 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except USER_ERRORS as error:
+            remove_empty_new_stores(ctx)
             if _debug(ctx):
                 raise
             _print_error("error", "red", str(error))
             sys.exit(2)
         except click.UsageError as error:
+            remove_empty_new_stores(ctx)
             _print_error("error", "red", _usage_message(ctx, error))
             sys.exit(2)
-        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+        except (click.exceptions.Exit, click.ClickException) as error:
+            if error.exit_code:  # a refusal by exit code: no empty store left behind
+                remove_empty_new_stores(ctx)
+            raise
+        except click.exceptions.Abort:
             raise
         except sqlite3.Error as error:
+            remove_empty_new_stores(ctx)
             if _debug(ctx):
                 raise
             _print_error("error", "red", f"the store cannot be used ({error}); check the --store "
                          "path, or run with --debug for details")  # fmt: skip
             sys.exit(2)
         except OSError as error:
+            remove_empty_new_stores(ctx)
             if _debug(ctx):
                 raise
             where = f"{error.filename}: " if error.filename else ""
@@ -98,6 +107,7 @@ class _Group(click.Group):
             )  # fmt: skip
             sys.exit(130)
         except Exception as error:  # a bug: still one line, the traceback with --debug
+            remove_empty_new_stores(ctx)
             if _debug(ctx):
                 raise
             _print_error("internal error", "red", f"{type(error).__name__}: {error}; run again "

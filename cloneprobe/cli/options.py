@@ -52,6 +52,7 @@ VOCABULARY = {
     "--signals": "Memorization signals",
     "--json": "Print JSON on stdout",
     "--output": "Folder for the results",
+    "--out": "The JSONL file to write",
     "--workers": "Processes at once",
     "--base-url": "OpenAI-compatible server",
     "--config": "A TOML file of this command's options",
@@ -504,6 +505,8 @@ def check_generation_values(options: dict) -> None:
     if any(stop == "" for stop in options.get("stops") or ()):
         raise UserError("--stop '': an empty stop sequence would end every sample at once; "
                         "give the text to stop at, e.g. --stop '\\ndef'")  # fmt: skip
+    if not Path(options["store_path"]).exists():  # nothing stored: every model must load
+        check_local_models(options.get("models") or GENERATION.models)
     url = options.get("base_url")
     if url:
         from urllib.parse import urlsplit
@@ -521,6 +524,25 @@ def check_generation_values(options: dict) -> None:
             raise UserError(f"--base-url is given but no --model is openai:<model> (models: "
                             f"{', '.join(models)}), so no request would go there; give "
                             "--model openai:<name>, or drop --base-url")  # fmt: skip
+
+
+def check_local_models(models) -> None:
+    """A local model (`hf:`, `embedded`) that no file can load is refused before the store or
+    anything else is made (nothing is downloaded, so a missing folder or uncached id never
+    loads). Only for a new store: a store may hold every sample planned, and then the model
+    is never loaded (a re-run must not need its weights)."""
+    from ..generation.errors import GenerationError
+    from ..generation.specs import parse_model_spec
+    from ..signals.scoring import local_model_problem
+
+    for model in models:
+        try:
+            spec = parse_model_spec(model)
+        except GenerationError:
+            continue  # refused with its own message where the spec is used
+        problem = local_model_problem(spec) if spec.kind in ("hf", "embedded") else None
+        if problem:
+            raise UserError(f"--model {model!r}: {problem}")
 
 
 def detector_config(options: dict):

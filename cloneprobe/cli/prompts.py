@@ -35,10 +35,13 @@ from .options import benchmark_option, meaning, option
 )  # fmt: skip
 @click.option(
     "--export",
+    "--out",
     "export_path",
     type=FilePath(path_type=Path),
     metavar="FILE.jsonl",
-    help="Write the set (--prompts, default fixed) as JSONL: task_id, variant, prompt.",
+    help=meaning("--out", ": the set (--prompts, default fixed), one line per prompt: task_id, "
+                 "variant, prompt. --out is the name `export --out` uses; --export is the same "
+                 "option."),
 )
 def prompts_command(
     set_spec: str | None,
@@ -55,11 +58,10 @@ def prompts_command(
       cloneprobe prompts --show 47 --prompts fixed   # one task's prompt
       cloneprobe prompts --diff 116                  # what the fixed set changed, and why
       cloneprobe prompts --prompts study_prompts/ --json
-      cloneprobe prompts --prompts fixed --export fixed.jsonl
+      cloneprobe prompts --prompts fixed --out fixed.jsonl  # or --export fixed.jsonl
     """
     import json
 
-    from rich.syntax import Syntax
     from rich.text import Text
 
     from cloneprobe.reports.safe_text import terminal_text
@@ -73,7 +75,7 @@ def prompts_command(
         resolve_task_id,
     )
     from ..benchmarks.prompts import fixed_records
-    from ..reports.prompts_text import issues_table, print_diff, sets_table
+    from ..reports.prompts_text import issues_table, print_diff, print_prompt, sets_table
     from .checks import check_output_file
     from .console import error_console, output_console
 
@@ -140,8 +142,7 @@ def prompts_command(
             for prompt in prompt_set.for_task(task_id):
                 console.print(Text(task_id, style="bold").append(
                     terminal_text(f" {prompt_set.name}/{prompt.variant}")))
-                # word_wrap: a line wider than the console wraps; without it Syntax crops it
-                console.print(Syntax(prompt.text, "python", theme="ansi_dark", word_wrap=True))
+                print_prompt(console, prompt.text)  # wide lines cut, marked as --diff does
         return
     if diff_task:
         task_id = resolve_task_id(benchmark, diff_task)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from ..clones.types import rank_of
 from .canonical_profile import CanonicalProfile
 from .strength import AnswerFeatures
 
@@ -84,6 +85,18 @@ def _names(names, limit: int = 5) -> str:
     return shown + (", ..." if len(names) > limit else "")
 
 
+def _own_details_text(features: AnswerFeatures, renamed: list[str], distinct: int) -> str:
+    """What a (near) copy did with the canonical's own names and literals, without claiming
+    "kept" for a renamed one: "its own a, b kept, c renamed"."""
+    if not distinct:
+        return "the canonical has no names or literals of its own"
+    own_kept = list(features.names_kept + features.literals_kept)
+    parts = [f"its own {_names(own_kept)} kept"] if own_kept else []
+    if renamed:
+        parts.append(f"{'' if own_kept else 'its own '}{_names(renamed)} renamed")
+    return ", ".join(parts)
+
+
 def strength_of(features: AnswerFeatures, profile: CanonicalProfile, rule: EvidenceRule) -> float:
     """0..1: how much of the canonical's distinctive content the answer reproduces, scaled by
     how much there is (a short canonical copied verbatim is weak evidence)."""
@@ -130,27 +143,32 @@ def assess_pair(
                                                         rule.exact_plain_min_tokens)  # fmt: skip
     changed = [t for t in profile.own_literals if t not in features.literals_kept]
     short_copy = False
+    renamed = [n for n in profile.own_names if n not in features.names_kept]
+    # "exact" only where the pair is: a Type-1 clone with every token of the canonical's own
+    # and every own name unchanged; a renamed (Type-2) or near-miss (Type-3) pair is a near copy
+    exact = (features.verbatim >= 1.0 and not renamed
+             and rank_of(pair.get("type")) in (1, None))  # fmt: skip
+    copy = "exact copy" if exact else "near-exact copy"
     if features.verbatim >= rule.exact_verbatim:
         if changed:
             misses.append(f"near copy ({features.verbatim:.0%} verbatim), but the canonical's "
                           f"literal {_names(changed)} changed: not an exact copy")  # fmt: skip
         elif own >= needed:
-            own_kept = list(features.names_kept + features.literals_kept)
-            kept_text = (f"its own {_names(own_kept)} kept" if own_kept else
-                         "none of them the canonical's own names or literals")  # fmt: skip
-            hits.append(f"exact copy: {features.verbatim:.0%} of {own} canonical tokens "
-                        f"verbatim, {kept_text}")  # fmt: skip
+            hits.append(f"{copy}: {features.verbatim:.0%} of {own} canonical tokens verbatim, "
+                        f"{_own_details_text(features, renamed, distinct)}")  # fmt: skip
         else:
             short_copy = True
             plain = "" if distinct else ", none of them its own names"
-            misses.append(f"exact copy, but the canonical is short ({own} tokens < {needed}"
+            misses.append(f"{copy}, but the canonical is short ({own} tokens < {needed}"
                           f"{plain}): any solver may write it")  # fmt: skip
     if distinct >= rule.details_min_distinct:
         kept = features.names_kept
         if features.details_kept >= rule.details_kept and features.verbatim >= rule.detail_verbatim:
-            own_details = profile.own_names + profile.own_literals
+            own_kept = list(features.names_kept + features.literals_kept)
+            but = f"; renamed: {_names(renamed)}" if renamed else ""
+            named = "" if hits else f": {_names(own_kept)}{but}"  # the copy's reason names them
             hits.append(f"keeps the canonical's own details ({features.details_kept:.0%} in "
-                        f"order): {_names(list(own_details))}")  # fmt: skip
+                        f"order){named}")  # fmt: skip
         elif features.verbatim < rule.exact_verbatim:
             misses.append(f"own names: keeps {len(kept)} of {len(profile.own_names)} of the "
                           f"canonical's ({_names(list(profile.own_names))})")  # fmt: skip

@@ -205,7 +205,7 @@ def task_verdict(
             missing = bool(convergence["missing"])
     elif (clone_tier == "similar" and convergence is not None
           and convergence.get("basis") == "disguise"):  # fmt: skip
-        reasons.append("exact copy of a short canonical (any solver may write it): "
+        reasons.append("a copy of a short canonical (any solver may write it): "
                        + "; ".join(clone_reasons[:1] or ["a sample copies it"]))
         reasons.append("the model's own disguised prompts and the independent families: "
                        + convergence["figure"])  # fmt: skip

@@ -16,8 +16,9 @@ def estimate_text(seconds: float) -> str:
 
 
 def measured_text(model: str, seconds_per_sample: float, made: int, elapsed: float,
-                  left: int) -> str:  # fmt: skip
-    """The plan's estimate revised from what a run measured on its first samples."""
-    return (f"measured: {seconds_per_sample:.2g} s/sample for {model} on this machine (the "
+                  left: int, unit: str = "sample") -> str:  # fmt: skip
+    """The plan's estimate revised from what a run measured on its first samples (or, with
+    `unit`, other items: the task rows `signals` scores)."""
+    return (f"measured: {seconds_per_sample:.2g} s/{unit} for {model} on this machine (the "
             f"first {made} back took {elapsed:.1f} s); about "
             f"{estimate_text(seconds_per_sample * left)} left for the other {left:,}")

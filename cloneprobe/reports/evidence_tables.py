@@ -70,6 +70,11 @@ def pair_convergence_lines(report: AuditReport, pair: dict) -> list[str]:
     null = pair_null(report, pair)
     if not null:
         return []
+    if pair.get("tier") != "evidence":
+        # the figure is the task's strongest evidence, not this pair: said so, so that a
+        # "similar" pair is not followed by a "rare" that seems to be about it
+        return [f"same-task convergence of the task's evidence (not this pair): "
+                f"{null['figure']}"]  # fmt: skip
     return [f"same-task convergence: {null['figure']}"] + [
         "closest independent: " + c for c in closest_text(null)]  # fmt: skip
 

@@ -20,7 +20,7 @@ from .file_verdicts_view import file_verdicts_html, file_verdicts_pointer
 from .glossary import CLONE_TYPE_MEANING
 from .page import page
 from .page import plain_table as _table
-from .plots import COLOURS
+from .plots import COLOURS, axis_ticks
 from .summary_html import summary_section
 from .tables import (
     COMPARISON_HEADER,
@@ -39,9 +39,14 @@ from .task_view import SORT_SCRIPT, sortable_table, task_section
 
 __all__ = ["page", "rate_plot", "render_html"]
 
+DASHES = ("", "6 3", "2 3", "8 3 2 3")
+"""Line patterns, so that series lying on one another stay apart (the legend shows each)."""
+
+
 def rate_plot(report: AuditReport, width: int = 560, height: int = 300) -> str:
     """SVG lines: Type-3 (cumulative) task clone rate against temperature, per model and
-    prompt set."""
+    prompt set; both axes labelled and ticked, a legend naming each line by colour and
+    pattern. Points are groups (model x temperature x prompt set), each named on hover."""
     series: dict[str, list[tuple[float, float]]] = {}
     for g in report.groups:
         key = f"{g['label']} / {g['prompt_set']}"
@@ -52,7 +57,9 @@ def rate_plot(report: AuditReport, width: int = 560, height: int = 300) -> str:
     low, high = min(temperatures), max(temperatures)
     span = (high - low) or 1.0
     top = max(max(r for points in series.values() for _, r in points), 1.0)
-    left, bottom, right, upper = 50, height - 40, width - 180, 20
+    ticks = axis_ticks(0.0, top)
+    top = max(top, ticks[-1])
+    left, bottom, right, upper = 56, height - 40, width - 190, 24
 
     def x(t: float) -> float:
         return left + (t - low) / span * (right - left) if high > low else (left + right) / 2
@@ -60,28 +67,41 @@ def rate_plot(report: AuditReport, width: int = 560, height: int = 300) -> str:
     def y(rate: float) -> float:
         return bottom - rate / top * (bottom - upper)
 
+    middle = (upper + bottom) / 2
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" role="img" aria-label="clone rate against temperature">',
         f'<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="#333"/>',
         f'<line x1="{left}" y1="{upper}" x2="{left}" y2="{bottom}" stroke="#333"/>',
-        f'<text x="{(left + right) / 2}" y="{height - 5}" text-anchor="middle">temperature</text>',
-        f'<text x="12" y="{upper - 6}" font-size="12">% tasks (Type-3)</text>',
-        f'<text x="{left - 6}" y="{upper + 4}" text-anchor="end" font-size="11">{top:.0f}</text>',
-        f'<text x="{left - 6}" y="{bottom}" text-anchor="end" font-size="11">0</text>',
+        f'<text class="axis" x="{(left + right) / 2}" y="{height - 6}" font-size="11" '
+        'text-anchor="middle">temperature</text>',
+        f'<text class="axis" x="14" y="{middle:.1f}" font-size="11" text-anchor="middle" '
+        f'transform="rotate(-90 14 {middle:.1f})">tasks with a Type-3 clone (%)</text>',
     ]
+    for tick in ticks:
+        parts.append(f'<line x1="{left}" y1="{y(tick):.1f}" x2="{right}" y2="{y(tick):.1f}" '
+                     'stroke="#eee"/>')  # fmt: skip
+        parts.append(f'<text x="{left - 6}" y="{y(tick) + 4:.1f}" text-anchor="end" '
+                     f'font-size="10">{tick:g}</text>')  # fmt: skip
     for t in sorted(set(temperatures)):
         parts.append(f'<text x="{x(t):.1f}" y="{bottom + 15}" text-anchor="middle" '
-                     f'font-size="11">{t:g}</text>')  # fmt: skip
+                     f'font-size="10">{t:g}</text>')  # fmt: skip
     for number, (name, points) in enumerate(sorted(series.items())):
         colour = COLOURS[number % len(COLOURS)]
+        dash = DASHES[number % len(DASHES)]
+        pattern = f' stroke-dasharray="{dash}"' if dash else ""
         points.sort()
         path = " ".join(f"{x(t):.1f},{y(r):.1f}" for t, r in points)
-        parts.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>')
-        parts += [f'<circle cx="{x(t):.1f}" cy="{y(r):.1f}" r="3" fill="{colour}"/>'
+        parts.append(f'<polyline points="{path}" fill="none" stroke="{colour}" '
+                     f'stroke-width="2"{pattern}/>')  # fmt: skip
+        parts += [f'<circle cx="{x(t):.1f}" cy="{y(r):.1f}" r="3" fill="{colour}">'
+                  f"<title>{escape(name)}, t={t:g}: {r:.1f}%</title></circle>"
                   for t, r in points]  # fmt: skip
-        parts.append(f'<text x="{right + 10}" y="{upper + 14 * number + 10}" font-size="11" '
-                     f'fill="{colour}">{escape(name)}</text>')  # fmt: skip
+        row = upper + 16 * number + 6
+        parts.append(f'<g class="legend"><line x1="{right + 10}" y1="{row}" x2="{right + 34}" '
+                     f'y2="{row}" stroke="{colour}" stroke-width="2"{pattern}/>'
+                     f'<text x="{right + 40}" y="{row + 4}" font-size="11" fill="{colour}">'
+                     f"{escape(name)}</text></g>")  # fmt: skip
     parts.append("</svg>")
     return "".join(parts)
 

@@ -12,7 +12,7 @@ from cloneprobe.reports.safe_text import html_text as escape
 COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"]
 
 
-def _ticks(low: float, high: float) -> list[float]:
+def axis_ticks(low: float, high: float) -> list[float]:
     """About five round values spanning [low, high]."""
     if high <= low:
         return [low]
@@ -85,13 +85,18 @@ def strip_plot(title: str, rows: Sequence[tuple[str, Sequence[float]]], axis: st
         f'<text x="4" y="16" font-size="12" font-weight="bold">{escape(title)}</text>',
     ]
     bottom = top + row_height * len(shown)
-    for tick in _ticks(low, high):
+    for tick in axis_ticks(low, high):
         parts.append(f'<line x1="{x(tick):.1f}" y1="{top}" x2="{x(tick):.1f}" y2="{bottom}" '
                      'stroke="#eee"/>')  # fmt: skip
         parts.append(f'<text x="{x(tick):.1f}" y="{bottom + 13}" font-size="10" '
                      f'text-anchor="middle">{tick:g}</text>')  # fmt: skip
-    parts.append(f'<text x="{(left + right) / 2:.1f}" y="{bottom + 28}" font-size="11" '
-                 f'text-anchor="middle">{escape(axis)}</text>')  # fmt: skip
+    parts.append(f'<text class="axis" x="{(left + right) / 2:.1f}" y="{bottom + 28}" '
+                 f'font-size="11" text-anchor="middle">{escape(axis)}</text>')  # fmt: skip
+    parts.append(f'<g class="legend"><line x1="{right + 12}" y1="{bottom + 14}" '
+                 f'x2="{right + 12}" y2="{bottom + 26}" stroke="#000" stroke-width="2"/>'
+                 f'<text x="{right + 18}" y="{bottom + 24}" font-size="10" fill="#666">median'
+                 + (", each dot a task (named on hover)" if names is not None else "")
+                 + "</text></g>")  # fmt: skip
     for number, (label, values) in enumerate(shown):
         colour = colours[number] if colours else COLOURS[number % len(COLOURS)]
         middle = top + row_height * number + row_height / 2
@@ -142,16 +147,19 @@ def scatter_plot(title: str, series: Sequence[tuple[str, Sequence[tuple[float, f
         'fill="none" stroke="#333"/>',
         f'<line x1="{at(low):.1f}" y1="{flip(low):.1f}" x2="{at(high):.1f}" '
         f'y2="{flip(high):.1f}" stroke="#bbb" stroke-dasharray="4"/>',
-        f'<text x="{(edge + far) / 2:.1f}" y="{size - 6}" font-size="11" '
+        f'<text class="axis" x="{(edge + far) / 2:.1f}" y="{size - 6}" font-size="11" '
         f'text-anchor="middle">{escape(x_axis)}</text>',
-        f'<text x="11" y="{size / 2:.1f}" font-size="11" text-anchor="middle" '
+        f'<text class="axis" x="11" y="{size / 2:.1f}" font-size="11" text-anchor="middle" '
         f'transform="rotate(-90 11 {size / 2:.1f})">{escape(y_axis)}</text>',
     ]
-    for tick in _ticks(low, high):
+    for tick in axis_ticks(low, high):
         parts.append(f'<text x="{at(tick):.1f}" y="{size - 18}" font-size="9" '
                      f'text-anchor="middle">{tick:g}</text>')  # fmt: skip
         parts.append(f'<text x="{edge - 3}" y="{flip(tick) + 3:.1f}" font-size="9" '
                      f'text-anchor="end">{tick:g}</text>')  # fmt: skip
+    spots: dict[tuple[int, int], list[str]] = {}
+    """Labelled tasks by where their dot is: tasks on one spot share one label, so that no
+    two names are written over each other."""
     for number, (label, pairs) in enumerate(series):
         colour = COLOURS[number % len(COLOURS)]
         far_off = sorted(range(len(pairs)), key=lambda i: -abs(pairs[i][0] - pairs[i][1]))
@@ -159,10 +167,25 @@ def scatter_plot(title: str, series: Sequence[tuple[str, Sequence[tuple[float, f
         for index, (a, b) in enumerate(pairs):
             if math.isfinite(a) and math.isfinite(b):
                 name = names[number][index] if names is not None else None
-                parts.append(_point(at(a), flip(b), 3, colour, name, b, index in labelled,
-                                    at(a) > far - 60))
+                parts.append(_point(at(a), flip(b), 3, colour, name, b, False))
+                if name is not None and index in labelled:
+                    spot = spots.setdefault((round(at(a)), round(flip(b))), [])
+                    if name not in spot:
+                        spot.append(name)
         parts.append(f'<text x="{size + 15}" y="{size - far + 13 * number + 8}" font-size="11" '
                      f'fill="{colour}">{escape(label)} ({len(pairs)})</text>')  # fmt: skip
+    for (cx, cy), tasks in spots.items():
+        shown = ", ".join(tasks[:LABELLED]) + (f" +{len(tasks) - LABELLED}"
+                                               if len(tasks) > LABELLED else "")  # fmt: skip
+        x, anchor = (cx - 5, "end") if cx > far - 60 else (cx + 5, "start")
+        parts.append(f'<text class="task" x="{x}" y="{cy - 5}" font-size="9" fill="#444" '
+                     f'text-anchor="{anchor}">{escape(shown)}</text>')  # fmt: skip
+    key = size - far + 13 * len(series) + 14
+    parts.append(f'<g class="legend"><line x1="{size + 15}" y1="{key - 4}" x2="{size + 39}" '
+                 f'y2="{key - 4}" stroke="#bbb" stroke-dasharray="4"/><text x="{size + 45}" '
+                 f'y="{key}" font-size="10" fill="#666">y = x: the same under both</text>'
+                 f'<text x="{size + 15}" y="{key + 14}" font-size="10" fill="#666">'
+                 "each dot a task, named on hover</text></g>")  # fmt: skip
     parts.append("</svg>")
     return "".join(parts)
 

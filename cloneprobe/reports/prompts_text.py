@@ -54,7 +54,13 @@ def diff_rows(line: str, width: int) -> list[str]:
     can be: every row after the first starts with the line's own marker (`-`, `+` or a space)
     and CONTINUED, so a wrapped removed or added line still reads as removed or added, and as
     one line, with or without colour."""
-    lead = line[:1] + CONTINUED
+    return continued_rows(line, width, line[:1] + CONTINUED)
+
+
+def continued_rows(line: str, width: int, lead: str = CONTINUED) -> list[str]:
+    """`line` as rows of at most `width` characters, cut between words where it can; every
+    row after the first starts with `lead` (CONTINUED by default), so a reader sees where a
+    line goes on and that it is one line (the marker the evidence tables and --diff use)."""
     if len(line) <= width or width <= len(lead) + 8:
         return [line]
     rows, rest = [], line
@@ -64,6 +70,19 @@ def diff_rows(line: str, width: int) -> list[str]:
         rows.append(rest[:cut].rstrip())
         rest = lead + rest[cut:].lstrip(" ")
     return [*rows, rest]
+
+
+def print_prompt(console: Console, text: str) -> None:
+    """A prompt, highlighted, its lines wider than the console cut into rows marked with
+    CONTINUED (never wrapped by the console without a mark, never cropped)."""
+    from rich.syntax import Syntax
+
+    rows = [row for line in text.expandtabs().splitlines()
+            for row in continued_rows(line, console.width)]  # fmt: skip
+    if text.endswith("\n"):
+        rows.append("")  # a blank row before the next variant
+    console.print(Syntax("\n".join(rows), "python", theme="ansi_dark", word_wrap=False,
+                         background_color="default"))  # fmt: skip
 
 
 def print_diff(console: Console, task_id: str, original: str, other: str, label: str) -> None:

@@ -174,7 +174,7 @@ def decide(nulls: dict[str, dict], rule: ConvergenceRule = DEFAULT_CONVERGENCE) 
 def figure_line(null: dict, rule: ConvergenceRule = DEFAULT_CONVERGENCE) -> str:
     """ "0 of 3 panel families and 1 of 40 disguised samples reach this ..." for reasons."""
     if null.get("basis") == "disguise":
-        return "exact copy of a short canonical, " + _figure(null, rule)
+        return "a copy of a short canonical, " + _figure(null, rule)
     return _figure(null, rule)
 
 
