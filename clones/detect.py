@@ -175,23 +175,32 @@ class _Encoder:
     """Interns compared items to integers, once per fragment and renaming mode.
 
     Without consistent renaming (which numbers names per fragment) a line's items do not
-    depend on its fragment, so each distinct line is renamed and interned once and a
-    fragment's sequence is its lines' items in order (the same sequence `compared_items`
-    gives; a fragment with a string spanning rows, whose rows renaming folds, takes that
-    slower path)."""
+    depend on its fragment, so each distinct line gets a slot once (one hash of its tokens,
+    whatever the number of modes), each slot is renamed and interned once per mode, and a
+    fragment's sequence is its slots' items in order (the same sequence `compared_items`
+    gives). Fragments with the same slots share their sequences. A fragment with a string
+    spanning rows, whose rows renaming folds, and consistent renaming take the slower path
+    through `compared_items`."""
 
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self.vocabulary: dict[str, int] = {}
         self.cache: dict[tuple[int, RenameMode], tuple[int, ...]] = {}
-        self.line_items: dict[RenameMode, dict[Line, tuple[int, ...]]] = {}
+        self.slot_of: dict[Line, int] = {}
+        self.slot_lines: list[Line] = []
+        self.str_row_slots: set[int] = set()
+        self.slot_items: dict[RenameMode, list[tuple[int, ...]]] = {}
+        self.slots_of: dict[int, tuple[int, ...] | None] = {}
+        self.by_slots: dict[tuple[tuple[int, ...], RenameMode], tuple[int, ...]] = {}
 
     def sequence(self, fragment: Fragment, mode: RenameMode) -> tuple[int, ...]:
         key = (id(fragment), mode)
         seq = self.cache.get(key)
         if seq is None:
-            seq = self.by_lines(fragment, mode) if mode != "consistent" else None
-            if seq is None:
+            slots = self.slots(fragment) if mode != "consistent" else None
+            if slots is not None:
+                seq = self.slots_sequence(slots, mode)
+            else:
                 vocabulary = self.vocabulary
                 profile = self.profile
                 items = compared_items(fragment, mode, profile.grain, profile.compare_header)
@@ -199,21 +208,42 @@ class _Encoder:
             self.cache[key] = seq
         return seq
 
-    def by_lines(self, fragment: Fragment, mode: RenameMode) -> tuple[int, ...] | None:
-        """The sequence from per-line items; None for a fragment with a multi-row string."""
+    def slots(self, fragment: Fragment) -> tuple[int, ...] | None:
+        """The slots of the fragment's compared lines (the signature's only if the profile
+        compares it); None for a fragment with a multi-row string."""
+        key = id(fragment)
+        try:
+            return self.slots_of[key]
+        except KeyError:
+            pass
         lines = fragment.lines
         if not self.profile.compare_header:
             lines = lines[fragment.body_start :]
-        known = self.line_items.setdefault(mode, {})
-        try:
-            return tuple(chain.from_iterable(map(known.__getitem__, lines)))
-        except KeyError:  # a line not seen yet
-            for line in lines:
-                if line not in known:
+        slot_of, slot_lines = self.slot_of, self.slot_lines
+        known = len(slot_lines)
+        add = slot_of.setdefault
+        slots: tuple[int, ...] | None = tuple([add(line, len(slot_of)) for line in lines])
+        if len(slot_of) > known:  # new lines, numbered in order of first appearance
+            for line, slot in zip(lines, slots, strict=True):
+                if slot == len(slot_lines):
                     if line[0][0] == "str_row":
-                        return None
-                    known[line] = self.line_ids(line, mode)
-            return tuple(chain.from_iterable(map(known.__getitem__, lines)))
+                        self.str_row_slots.add(slot)
+                    slot_lines.append(line)
+        if self.str_row_slots and not self.str_row_slots.isdisjoint(slots):
+            slots = None
+        self.slots_of[key] = slots
+        return slots
+
+    def slots_sequence(self, slots: tuple[int, ...], mode: RenameMode) -> tuple[int, ...]:
+        """The sequence of a fragment with these slots, in `mode` (not consistent)."""
+        seq = self.by_slots.get((slots, mode))
+        if seq is None:
+            items = self.slot_items.setdefault(mode, [])
+            if len(items) < len(self.slot_lines):
+                items += [self.line_ids(line, mode) for line in self.slot_lines[len(items) :]]
+            seq = tuple(chain.from_iterable(map(items.__getitem__, slots)))
+            self.by_slots[(slots, mode)] = seq
+        return seq
 
     def line_ids(self, line: Line, mode: RenameMode) -> tuple[int, ...]:
         """One line's compared items as ids: none for a closing brace, else its text (line
