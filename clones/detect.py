@@ -8,7 +8,6 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from .classes import clone_classes
 from .compare import exact_matches, near_miss_matches, similarity_percent
 from .errors import ConfigError
 from .extract import FragmentExtractor, Granularity
@@ -148,14 +147,12 @@ def compare_systems(
             found.items(), key=lambda item: _pair_order(kept_a, kept_b, *item[0])
         )
     )
-    type_order = [t.name for t in config.types]
     return CloneReport(
         profile=config.profile,
         settings=config.settings(),
         system_a=_stats(fragments_a, kept_a, files_a),
         system_b=_stats(fragments_b, kept_b, files_b),
         pairs=pairs,
-        classes=clone_classes([p for p in pairs if not p.trivial], type_order),
     )
 
 

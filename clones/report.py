@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from .fragment import Fragment
@@ -62,7 +63,15 @@ class CloneReport:
     system_a: SystemStats
     system_b: SystemStats
     pairs: tuple[ClonePair, ...]
-    classes: tuple[CloneClass, ...] = field(default=())
+
+    @cached_property
+    def classes(self) -> tuple[CloneClass, ...]:
+        """The clone classes of the non-trivial pairs, formed the first time they are asked
+        for (the audit never asks: it reads pairs, and a graph library is slow to import)."""
+        from .classes import clone_classes
+
+        type_order = [t["name"] for t in self.settings["types"]]
+        return clone_classes(self.clone_pairs, type_order)
 
     @property
     def clone_pairs(self) -> tuple[ClonePair, ...]:
