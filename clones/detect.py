@@ -176,8 +176,9 @@ class _Encoder:
     whatever the number of modes), each slot is renamed and interned once per mode, and a
     fragment's sequence is its slots' items in order (the same sequence `compared_items`
     gives). Fragments with the same slots share their sequences. A fragment with a string
-    spanning rows, whose rows renaming folds, and consistent renaming take the slower path
-    through `compared_items`."""
+    spanning rows (`str_row` lines) is renamed by folding those rows into the line the string
+    starts on, as `compared_lines` does; consistent renaming takes the slower path through
+    `compared_items`."""
 
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
@@ -194,9 +195,8 @@ class _Encoder:
         key = (id(fragment), mode)
         seq = self.cache.get(key)
         if seq is None:
-            slots = self.slots(fragment) if mode != "consistent" else None
-            if slots is not None:
-                seq = self.slots_sequence(slots, mode)
+            if mode != "consistent":
+                seq = self.slots_sequence(self.slots(fragment), mode)
             else:
                 vocabulary = self.vocabulary
                 profile = self.profile
@@ -205,9 +205,9 @@ class _Encoder:
             self.cache[key] = seq
         return seq
 
-    def slots(self, fragment: Fragment) -> tuple[int, ...] | None:
+    def slots(self, fragment: Fragment) -> tuple[int, ...]:
         """The slots of the fragment's compared lines (the signature's only if the profile
-        compares it); None for a fragment with a multi-row string."""
+        compares it)."""
         key = id(fragment)
         try:
             return self.slots_of[key]
@@ -219,15 +219,13 @@ class _Encoder:
         slot_of, slot_lines = self.slot_of, self.slot_lines
         known = len(slot_lines)
         add = slot_of.setdefault
-        slots: tuple[int, ...] | None = tuple([add(line, len(slot_of)) for line in lines])
+        slots = tuple([add(line, len(slot_of)) for line in lines])
         if len(slot_of) > known:  # new lines, numbered in order of first appearance
             for line, slot in zip(lines, slots, strict=True):
                 if slot == len(slot_lines):
                     if line[0][0] == "str_row":
                         self.str_row_slots.add(slot)
                     slot_lines.append(line)
-        if self.str_row_slots and not self.str_row_slots.isdisjoint(slots):
-            slots = None
         self.slots_of[key] = slots
         return slots
 
@@ -235,12 +233,38 @@ class _Encoder:
         """The sequence of a fragment with these slots, in `mode` (not consistent)."""
         seq = self.by_slots.get((slots, mode))
         if seq is None:
-            items = self.slot_items.setdefault(mode, [])
-            if len(items) < len(self.slot_lines):
-                items += [self.line_ids(line, mode) for line in self.slot_lines[len(items) :]]
-            seq = tuple(chain.from_iterable(map(items.__getitem__, slots)))
+            if mode != "none" and not self.str_row_slots.isdisjoint(slots):
+                seq = self.folded_sequence(slots, mode)
+            else:
+                items = self.slot_items.setdefault(mode, [])
+                if len(items) < len(self.slot_lines):
+                    items += [self.line_ids(line, mode) for line in self.slot_lines[len(items) :]]
+                seq = tuple(chain.from_iterable(map(items.__getitem__, slots)))
             self.by_slots[(slots, mode)] = seq
         return seq
+
+    def folded_sequence(self, slots: tuple[int, ...], mode: RenameMode) -> tuple[int, ...]:
+        """The sequence of a fragment with a multi-row string, in a renaming mode (not none,
+        not consistent): `compared_lines`'s folding of each `str_row` line's tokens after its
+        first into the compared line before it, on lines renamed one by one."""
+        compared: list[list[str]] = []
+        for slot in slots:
+            line = self.slot_lines[slot]
+            if not is_compared(line):
+                continue
+            tokens = [BLIND.get(kind, text) for kind, text in line]
+            if line[0][0] == "str_row":
+                if compared:
+                    compared[-1].extend(tokens[1:])
+                    continue
+                tokens = tokens[1:]
+            compared.append(tokens)
+        vocabulary = self.vocabulary
+        if self.profile.grain == "line":
+            items = [" ".join(tokens) for tokens in compared]
+        else:
+            items = [token for tokens in compared for token in tokens]
+        return tuple(vocabulary.setdefault(item, len(vocabulary)) for item in items)
 
     def line_ids(self, line: Line, mode: RenameMode) -> tuple[int, ...]:
         """One line's compared items as ids: none for a closing brace, else its text (line
