@@ -8,6 +8,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
+from .collector import collector_paused
 from .compare import exact_matches, near_miss_matches, similarity_percent
 from .errors import ConfigError
 from .extract import FragmentExtractor, Granularity
@@ -114,6 +115,7 @@ def find_clones(
     return compare_systems(fragments_a, fragments_b, config, len(files_a), len(files_b))
 
 
+@collector_paused
 def compare_systems(
     fragments_a: Sequence[Fragment],
     fragments_b: Sequence[Fragment],

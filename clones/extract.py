@@ -10,6 +10,7 @@ from typing import Literal
 import tree_sitter
 
 from .answer import AnswerScope, answer_scope
+from .collector import collector_paused
 from .errors import ConfigError
 from .fragment import LAYOUTS, Fragment, Layout, Line
 from .languages.base import LanguageSpec
@@ -70,6 +71,7 @@ class FragmentExtractor:
         fragments, extra = known
         return [replace(f, file=source.name) for f in fragments], extra
 
+    @collector_paused
     def extract(self, source: SourceFile, granularity: Granularity = "functions") -> list[Fragment]:
         """The fragments of `source`: each function with a block body, or the whole file (named
         after the file, so not remembered)."""
@@ -121,6 +123,7 @@ class FragmentExtractor:
         self.holder_roles[node.kind_id] = role  # type: ignore[index]
         return role
 
+    @collector_paused
     def extract_answer(
         self, source: SourceFile, entry_point: str
     ) -> tuple[list[Fragment], AnswerScope | None]:

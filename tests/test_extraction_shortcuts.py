@@ -19,11 +19,14 @@ import pytest
 
 from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.clones import (
+    DEFAULT,
     LADDER,
     NICAD,
+    ConfigError,
     DetectorConfig,
     FragmentExtractor,
     SourceFile,
+    compare_systems,
     get_language,
 )
 from cloneprobe.clones.detect import _Encoder
@@ -173,8 +176,6 @@ def test_fragments_are_the_same_with_and_without_the_shortcuts(corpus):
 def test_encoder_sequences_are_the_compared_items_numbered(corpus, profile_layout):
     """Every fragment's sequence, in the modes that take the shortcut, spells its compared
     items (consistent renaming takes the plain way)."""
-    from cloneprobe.clones import DEFAULT
-
     profile = NICAD if profile_layout == "source" else DEFAULT
     extractor = FragmentExtractor(PYTHON, profile.layout)
     fragments = [f for text in corpus[-2000:] for f in extractor.extract(SourceFile("t.py", text))]
@@ -190,6 +191,32 @@ def test_encoder_sequences_are_the_compared_items_numbered(corpus, profile_layou
         for fragment in fragments:
             expected = compared_items(fragment, mode, profile.grain, profile.compare_header)
             assert [words[n] for n in encoder.sequence(fragment, mode)] == expected
+
+
+def test_detection_leaves_the_garbage_collector_as_it_found_it():
+    """Extraction and comparison pause the cyclic collector while they run (clones/collector):
+    it runs again after them, also after an error, and stays off when the caller turned it
+    off."""
+    import gc
+
+    extractor = FragmentExtractor(PYTHON, "source")
+    source = SourceFile("t.py", "def f(x):\n    y = x + 1\n    return y\n")
+    config = DetectorConfig(profile=NICAD, min_lines=1)
+    was = gc.isenabled()
+    try:
+        gc.enable()
+        fragments = extractor.extract(source)
+        compare_systems(fragments, fragments, config)
+        assert gc.isenabled()
+        with pytest.raises(ConfigError):
+            compare_systems(fragments, fragments, DetectorConfig(profile=DEFAULT))
+        assert gc.isenabled()
+        gc.disable()
+        extractor.extract(source)
+        compare_systems(fragments, fragments, config)
+        assert not gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
 
 
 def test_types_of_the_ladder_are_the_ones_these_checks_cover():
