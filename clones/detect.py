@@ -192,6 +192,7 @@ class _Encoder:
         self.slot_items: dict[RenameMode, list[tuple[int, ...]]] = {}
         self.slots_of: dict[int, tuple[int, ...] | None] = {}
         self.by_slots: dict[tuple[tuple[int, ...], RenameMode], tuple[int, ...]] = {}
+        self.uniques: dict[tuple[int, RenameMode], tuple[list, list]] = {}
 
     def sequence(self, fragment: Fragment, mode: RenameMode) -> tuple[int, ...]:
         key = (id(fragment), mode)
@@ -268,6 +269,17 @@ class _Encoder:
             items = [token for tokens in compared for token in tokens]
         return tuple(vocabulary.setdefault(item, len(vocabulary)) for item in items)
 
+    def unique(
+        self, fragments: list[Fragment], mode: RenameMode
+    ) -> tuple[list[tuple[int, ...]], list[list[int]]]:
+        """`_unique` of the fragments' sequences in `mode`, once per list and mode (Type-2 and
+        Type-3 both compare blind-renamed sequences)."""
+        key = (id(fragments), mode)
+        found = self.uniques.get(key)
+        if found is None:
+            found = self.uniques[key] = _unique(self.sequence(f, mode) for f in fragments)
+        return found
+
     def line_ids(self, line: Line, mode: RenameMode) -> tuple[int, ...]:
         """One line's compared items as ids: none for a closing brace, else its text (line
         grain) or its tokens (token grain), renamed."""
@@ -291,8 +303,8 @@ def _matches(
     encoder: _Encoder, kept_a: list[Fragment], kept_b: list[Fragment], ctype: CloneType
 ) -> list[tuple[int, int, int]]:
     """(i, j, similarity) for fragment pairs that are clones of type `ctype`."""
-    unique_a, members_a = _unique(encoder.sequence(f, ctype.rename) for f in kept_a)
-    unique_b, members_b = _unique(encoder.sequence(f, ctype.rename) for f in kept_b)
+    unique_a, members_a = encoder.unique(kept_a, ctype.rename)
+    unique_b, members_b = encoder.unique(kept_b, ctype.rename)
     if ctype.exact:
         hits = [(i, j, 100) for i, j, _ in exact_matches(unique_a, unique_b)]
     else:
