@@ -3,8 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .report import CloneClass, ClonePair
+from .fragment import Fragment
+
+if TYPE_CHECKING:  # report.py imports this module
+    from .report import ClonePair
+
+
+@dataclass(frozen=True)
+class CloneClass:
+    """Fragments connected by clone pairs (a connected component)."""
+
+    id: int
+    fragments: tuple[Fragment, ...]
+    pairs: int
+    clone_type: str
+    """The least specific type among the class's pairs (every member is at least this close)."""
 
 
 def clone_classes(pairs: Sequence[ClonePair], type_order: Sequence[str]) -> tuple[CloneClass, ...]:

@@ -8,7 +8,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from .classes import clone_classes
+from .collector import collector_paused
 from .compare import exact_matches, near_miss_matches, similarity_percent
 from .errors import ConfigError
 from .extract import FragmentExtractor, Granularity
@@ -115,6 +115,7 @@ def find_clones(
     return compare_systems(fragments_a, fragments_b, config, len(files_a), len(files_b))
 
 
+@collector_paused
 def compare_systems(
     fragments_a: Sequence[Fragment],
     fragments_b: Sequence[Fragment],
@@ -148,14 +149,12 @@ def compare_systems(
             found.items(), key=lambda item: _pair_order(kept_a, kept_b, *item[0])
         )
     )
-    type_order = [t.name for t in config.types]
     return CloneReport(
         profile=config.profile,
         settings=config.settings(),
         system_a=_stats(fragments_a, kept_a, files_a),
         system_b=_stats(fragments_b, kept_b, files_b),
         pairs=pairs,
-        classes=clone_classes([p for p in pairs if not p.trivial], type_order),
     )
 
 
@@ -175,23 +174,33 @@ class _Encoder:
     """Interns compared items to integers, once per fragment and renaming mode.
 
     Without consistent renaming (which numbers names per fragment) a line's items do not
-    depend on its fragment, so each distinct line is renamed and interned once and a
-    fragment's sequence is its lines' items in order (the same sequence `compared_items`
-    gives; a fragment with a string spanning rows, whose rows renaming folds, takes that
-    slower path)."""
+    depend on its fragment, so each distinct line gets a slot once (one hash of its tokens,
+    whatever the number of modes), each slot is renamed and interned once per mode, and a
+    fragment's sequence is its slots' items in order (the same sequence `compared_items`
+    gives). Fragments with the same slots share their sequences. A fragment with a string
+    spanning rows (`str_row` lines) is renamed by folding those rows into the line the string
+    starts on, as `compared_lines` does; consistent renaming takes the slower path through
+    `compared_items`."""
 
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self.vocabulary: dict[str, int] = {}
         self.cache: dict[tuple[int, RenameMode], tuple[int, ...]] = {}
-        self.line_items: dict[RenameMode, dict[Line, tuple[int, ...]]] = {}
+        self.slot_of: dict[Line, int] = {}
+        self.slot_lines: list[Line] = []
+        self.str_row_slots: set[int] = set()
+        self.slot_items: dict[RenameMode, list[tuple[int, ...]]] = {}
+        self.slots_of: dict[int, tuple[int, ...] | None] = {}
+        self.by_slots: dict[tuple[tuple[int, ...], RenameMode], tuple[int, ...]] = {}
+        self.uniques: dict[tuple[int, RenameMode], tuple[list, list]] = {}
 
     def sequence(self, fragment: Fragment, mode: RenameMode) -> tuple[int, ...]:
         key = (id(fragment), mode)
         seq = self.cache.get(key)
         if seq is None:
-            seq = self.by_lines(fragment, mode) if mode != "consistent" else None
-            if seq is None:
+            if mode != "consistent":
+                seq = self.slots_sequence(self.slots(fragment), mode)
+            else:
                 vocabulary = self.vocabulary
                 profile = self.profile
                 items = compared_items(fragment, mode, profile.grain, profile.compare_header)
@@ -199,21 +208,77 @@ class _Encoder:
             self.cache[key] = seq
         return seq
 
-    def by_lines(self, fragment: Fragment, mode: RenameMode) -> tuple[int, ...] | None:
-        """The sequence from per-line items; None for a fragment with a multi-row string."""
+    def slots(self, fragment: Fragment) -> tuple[int, ...]:
+        """The slots of the fragment's compared lines (the signature's only if the profile
+        compares it)."""
+        key = id(fragment)
+        try:
+            return self.slots_of[key]
+        except KeyError:
+            pass
         lines = fragment.lines
         if not self.profile.compare_header:
             lines = lines[fragment.body_start :]
-        known = self.line_items.setdefault(mode, {})
-        try:
-            return tuple(chain.from_iterable(map(known.__getitem__, lines)))
-        except KeyError:  # a line not seen yet
-            for line in lines:
-                if line not in known:
+        slot_of, slot_lines = self.slot_of, self.slot_lines
+        known = len(slot_lines)
+        add = slot_of.setdefault
+        slots = tuple([add(line, len(slot_of)) for line in lines])
+        if len(slot_of) > known:  # new lines, numbered in order of first appearance
+            for line, slot in zip(lines, slots, strict=True):
+                if slot == len(slot_lines):
                     if line[0][0] == "str_row":
-                        return None
-                    known[line] = self.line_ids(line, mode)
-            return tuple(chain.from_iterable(map(known.__getitem__, lines)))
+                        self.str_row_slots.add(slot)
+                    slot_lines.append(line)
+        self.slots_of[key] = slots
+        return slots
+
+    def slots_sequence(self, slots: tuple[int, ...], mode: RenameMode) -> tuple[int, ...]:
+        """The sequence of a fragment with these slots, in `mode` (not consistent)."""
+        seq = self.by_slots.get((slots, mode))
+        if seq is None:
+            if mode != "none" and not self.str_row_slots.isdisjoint(slots):
+                seq = self.folded_sequence(slots, mode)
+            else:
+                items = self.slot_items.setdefault(mode, [])
+                if len(items) < len(self.slot_lines):
+                    items += [self.line_ids(line, mode) for line in self.slot_lines[len(items) :]]
+                seq = tuple(chain.from_iterable(map(items.__getitem__, slots)))
+            self.by_slots[(slots, mode)] = seq
+        return seq
+
+    def folded_sequence(self, slots: tuple[int, ...], mode: RenameMode) -> tuple[int, ...]:
+        """The sequence of a fragment with a multi-row string, in a renaming mode (not none,
+        not consistent): `compared_lines`'s folding of each `str_row` line's tokens after its
+        first into the compared line before it, on lines renamed one by one."""
+        compared: list[list[str]] = []
+        for slot in slots:
+            line = self.slot_lines[slot]
+            if not is_compared(line):
+                continue
+            tokens = [BLIND.get(kind, text) for kind, text in line]
+            if line[0][0] == "str_row":
+                if compared:
+                    compared[-1].extend(tokens[1:])
+                    continue
+                tokens = tokens[1:]
+            compared.append(tokens)
+        vocabulary = self.vocabulary
+        if self.profile.grain == "line":
+            items = [" ".join(tokens) for tokens in compared]
+        else:
+            items = [token for tokens in compared for token in tokens]
+        return tuple(vocabulary.setdefault(item, len(vocabulary)) for item in items)
+
+    def unique(
+        self, fragments: list[Fragment], mode: RenameMode
+    ) -> tuple[list[tuple[int, ...]], list[list[int]]]:
+        """`_unique` of the fragments' sequences in `mode`, once per list and mode (Type-2 and
+        Type-3 both compare blind-renamed sequences)."""
+        key = (id(fragments), mode)
+        found = self.uniques.get(key)
+        if found is None:
+            found = self.uniques[key] = _unique(self.sequence(f, mode) for f in fragments)
+        return found
 
     def line_ids(self, line: Line, mode: RenameMode) -> tuple[int, ...]:
         """One line's compared items as ids: none for a closing brace, else its text (line
@@ -238,8 +303,8 @@ def _matches(
     encoder: _Encoder, kept_a: list[Fragment], kept_b: list[Fragment], ctype: CloneType
 ) -> list[tuple[int, int, int]]:
     """(i, j, similarity) for fragment pairs that are clones of type `ctype`."""
-    unique_a, members_a = _unique(encoder.sequence(f, ctype.rename) for f in kept_a)
-    unique_b, members_b = _unique(encoder.sequence(f, ctype.rename) for f in kept_b)
+    unique_a, members_a = encoder.unique(kept_a, ctype.rename)
+    unique_b, members_b = encoder.unique(kept_b, ctype.rename)
     if ctype.exact:
         hits = [(i, j, 100) for i, j, _ in exact_matches(unique_a, unique_b)]
     else:

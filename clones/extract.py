@@ -10,12 +10,13 @@ from typing import Literal
 import tree_sitter
 
 from .answer import AnswerScope, answer_scope
+from .collector import collector_paused
 from .errors import ConfigError
 from .fragment import LAYOUTS, Fragment, Layout, Line
 from .languages.base import LanguageSpec
 from .pretty import pretty_print_file, pretty_print_node
 from .source import SourceFile, normalize_newlines
-from .source_layout import print_source_lines
+from .source_layout import SourceKinds, print_source_lines
 
 Granularity = Literal["functions", "files"]
 FILE_MEMO_CHARS = 32_000_000
@@ -43,10 +44,12 @@ class FragmentExtractor:
         self.spec = spec
         self.layout = layout
         self.source_rules = spec.source_lines if layout == "source" else None
+        self.kinds = SourceKinds(spec, self.source_rules) if self.source_rules else None
         self.parser = spec.new_parser()
         language = tree_sitter.Language(spec.load_language())
         pattern = " ".join(f"({kind}) @fragment" for kind in sorted(spec.function_types))
         self.query_cursor = tree_sitter.QueryCursor(tree_sitter.Query(language, pattern))
+        self.holder_roles: dict[int, int] | None = {} if spec.function_holders else None
         self.programs: dict[tuple, tuple] | None = {} if memo else None
         self.remembered_chars = 0
 
@@ -68,6 +71,7 @@ class FragmentExtractor:
         fragments, extra = known
         return [replace(f, file=source.name) for f in fragments], extra
 
+    @collector_paused
     def extract(self, source: SourceFile, granularity: Granularity = "functions") -> list[Fragment]:
         """The fragments of `source`: each function with a block body, or the whole file (named
         after the file, so not remembered)."""
@@ -78,15 +82,48 @@ class FragmentExtractor:
                                                      None))[0]  # fmt: skip
 
     def parse_fragments(self, source: SourceFile, granularity: Granularity) -> list[Fragment]:
-        data = normalize_newlines(source.text).encode("utf-8")
+        text = normalize_newlines(source.text)
+        data = text.encode("utf-8")
         tree = self.parser.parse(data)
         if granularity == "files":
             return [self.file_fragment(source, tree.root_node)]
-        nodes = self.query_cursor.captures(tree.root_node).get("fragment", [])
-        nodes.sort(key=lambda node: node.start_byte)
-        fragments = (self.function_fragment(source, n, data) for n in nodes)
+        nodes = self.function_nodes(tree.root_node)
+        ascii_text = text if len(text) == len(data) else None
+        fragments = (self.function_fragment(source, n, data, ascii_text) for n in nodes)
         return [f for f in fragments if f is not None]
 
+    def function_nodes(self, root: tree_sitter.Node) -> list[tree_sitter.Node]:
+        """Every function node of the tree, in source order. In a tree without syntax errors,
+        of a language that names its `function_holders`, a walk that descends only into those
+        (a function stands nowhere else); otherwise a query over every node."""
+        if self.holder_roles is None or root.has_error:
+            nodes = self.query_cursor.captures(root).get("fragment", [])
+        else:
+            nodes, roles, role_of = [], self.holder_roles, self.holder_role
+            stack = [iter((root,))]
+            while stack:
+                for node in stack[-1]:
+                    role = roles.get(node.kind_id)
+                    if role is None:
+                        role = role_of(node)
+                    if role & 1:
+                        nodes.append(node)
+                    if role & 2:
+                        stack.append(iter(node.children))
+                        break
+                else:
+                    stack.pop()
+        nodes.sort(key=lambda node: node.start_byte)
+        return nodes
+
+    def holder_role(self, node: tree_sitter.Node) -> int:
+        """1: a function; 2: may hold one (`LanguageSpec.function_holders`); by kind id."""
+        kind = node.type
+        role = (kind in self.spec.function_types) | (kind in self.spec.function_holders) << 1
+        self.holder_roles[node.kind_id] = role  # type: ignore[index]
+        return role
+
+    @collector_paused
     def extract_answer(
         self, source: SourceFile, entry_point: str
     ) -> tuple[list[Fragment], AnswerScope | None]:
@@ -99,27 +136,32 @@ class FragmentExtractor:
     def parse_answer(
         self, source: SourceFile, entry_point: str
     ) -> tuple[list[Fragment], AnswerScope | None]:
-        data = normalize_newlines(source.text).encode("utf-8")
+        text = normalize_newlines(source.text)
+        data = text.encode("utf-8")
         tree = self.parser.parse(data)
-        nodes = self.query_cursor.captures(tree.root_node).get("fragment", [])
-        nodes.sort(key=lambda node: node.start_byte)
+        nodes = self.function_nodes(tree.root_node)
         scope = answer_scope(self.spec, nodes, entry_point)
         if scope is None:
             return [], None
-        fragments = (self.function_fragment(source, n, data) for n in nodes)
+        ascii_text = text if len(text) == len(data) else None
+        fragments = (self.function_fragment(source, n, data, ascii_text) for n in nodes)
         return [f for f in fragments if f is not None and scope.contains(f)], scope
 
     def function_fragment(
-        self, source: SourceFile, node: tree_sitter.Node, data: bytes | None = None
+        self,
+        source: SourceFile,
+        node: tree_sitter.Node,
+        data: bytes | None = None,
+        ascii_text: str | None = None,
     ) -> Fragment | None:
         """The fragment of function `node`; `data`: the bytes it was parsed from (the printer
-        slices token texts from them)."""
+        slices token texts from them); `ascii_text`: the same as text when it is ASCII."""
         body = node.child_by_field_name("body")
         if body is None or body.type not in self.spec.block_types:
             return None  # abstract and interface methods: no body, no fragment
         tail = self.tail(node) if self.source_rules is not None else []
         try:
-            lines, body_start = self.print_lines(node, tail=tail, data=data)
+            lines, body_start = self.print_lines(node, tail=tail, data=data, text=ascii_text)
         except RecursionError:  # thousands of nested brackets: no program Python would take
             logging.getLogger(__name__).warning(
                 "%s:%d: a function nested too deeply to compare; left out",
@@ -164,9 +206,11 @@ class FragmentExtractor:
         whole_file: bool = False,
         tail: Sequence[tree_sitter.Node] = (),
         data: bytes | None = None,
+        text: str | None = None,
     ) -> tuple[tuple[Line, ...], int]:
         if self.source_rules is not None:
-            return print_source_lines(self.spec, self.source_rules, node, whole_file, tail, data)
+            return print_source_lines(self.spec, self.source_rules, node, whole_file, tail, data,
+                                      text, self.kinds)  # fmt: skip
         if whole_file:
             return pretty_print_file(self.spec, node), 0
         return pretty_print_node(self.spec, node)

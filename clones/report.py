@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
+from .classes import CloneClass, clone_classes
 from .fragment import Fragment
 from .normalize import compared_lines
 from .profiles import Profile
@@ -34,17 +36,6 @@ class ClonePair:
 
 
 @dataclass(frozen=True)
-class CloneClass:
-    """Fragments connected by clone pairs (a connected component)."""
-
-    id: int
-    fragments: tuple[Fragment, ...]
-    pairs: int
-    clone_type: str
-    """The least specific type among the class's pairs (every member is at least this close)."""
-
-
-@dataclass(frozen=True)
 class SystemStats:
     files: int
     fragments: int
@@ -62,7 +53,13 @@ class CloneReport:
     system_a: SystemStats
     system_b: SystemStats
     pairs: tuple[ClonePair, ...]
-    classes: tuple[CloneClass, ...] = field(default=())
+
+    @cached_property
+    def classes(self) -> tuple[CloneClass, ...]:
+        """The clone classes of the non-trivial pairs, formed the first time they are asked
+        for (the audit never asks: it reads pairs, and a graph library is slow to import)."""
+        type_order = [t["name"] for t in self.settings["types"]]
+        return clone_classes(self.clone_pairs, type_order)
 
     @property
     def clone_pairs(self) -> tuple[ClonePair, ...]:

@@ -18,7 +18,41 @@ from collections.abc import Iterator, Sequence
 import tree_sitter
 
 from .fragment import Line, Token
-from .languages.base import LanguageSpec, SourceLineRules
+from .languages.base import LanguageSpec, SourceLineRules, TokenKind
+
+_CONTINUATION, _COMMENT, _ATOMIC, _HOLDER = 1, 2, 4, 8
+_OPENER, _CLOSER, _COMMA, _JOINED_BEFORE, _JOINED_AFTER = 16, 32, 64, 128, 256
+_SKIPPED = _CONTINUATION | _COMMENT
+_OPENS_OR_COMMA = _OPENER | _COMMA
+_NEWLINE = b"\n"
+
+
+class SourceKinds:
+    """The printer's rules by node kind id: a role (bits: skipped, atomic, bracket, joins a
+    break, ...) and a token kind for renaming, filled in the first time a kind is met (a
+    node's kind id always names the same type, so the answers are those of its type name)."""
+
+    def __init__(self, spec: LanguageSpec, rules: SourceLineRules) -> None:
+        self.spec, self.rules = spec, rules
+        self.roles: dict[int, int] = {}
+        self.token_kinds: dict[int, TokenKind] = {}
+
+    def role_of(self, node: tree_sitter.Node) -> int:
+        spec, rules, kind = self.spec, self.rules, node.type
+        role = 0
+        for names, bit in (
+            (rules.continuation_types, _CONTINUATION), (spec.comment_types, _COMMENT),
+            (spec.atomic_types, _ATOMIC), (rules.docstring_holders, _HOLDER),
+            (rules.openers, _OPENER), (rules.closers, _CLOSER), ({","}, _COMMA),
+            (rules.joined_before, _JOINED_BEFORE), (rules.joined_after, _JOINED_AFTER),
+        ):  # fmt: skip
+            if kind in names:
+                role |= bit
+        if role & _CONTINUATION:
+            role = _CONTINUATION | _COMMENT  # a continuation is skipped, whatever else it is
+        self.roles[node.kind_id] = role
+        self.token_kinds[node.kind_id] = spec.token_kinds.get(kind, "other")
+        return role
 
 
 class _SourcePrinter:
@@ -30,13 +64,17 @@ class _SourcePrinter:
         rules: SourceLineRules,
         root: tree_sitter.Node,
         source: bytes | None = None,
+        ascii_text: str | None = None,
+        kinds: SourceKinds | None = None,
     ) -> None:
         self.spec = spec
         self.rules = rules
+        self.kinds = kinds if kinds is not None else SourceKinds(spec, rules)
         self.lines: list[Line] = []
         self.line: list[Token] = []
         self.depth = 0
-        self.previous_type: str | None = None
+        self.previous = -1
+        """The previous token's role (-1: no token yet)."""
         self.previous_row = -1
         self.previous_end = 0
         """Where the previous token ends: with `source`, a line break before a token is a
@@ -46,10 +84,12 @@ class _SourcePrinter:
         self.body_start: int | None = None
         self.skipped: set[tuple[int, int]] = set()
         self.skipped_starts: set[int] = set()
-        self.token_kinds = spec.token_kinds
         self.source = source
         """The bytes the tree was parsed from (token texts are sliced from them; without
         them, each node's own text)."""
+        self.ascii_text = ascii_text if source is not None else None
+        """The same source as text when it is ASCII (byte offsets are character offsets):
+        token texts are sliced from it without decoding."""
 
     def walk(self, node: tree_sitter.Node) -> None:
         """Prints the tokens of `node`'s subtree."""
@@ -62,66 +102,67 @@ class _SourcePrinter:
         printer's state in local variables (a method call per node costs more than the rule
         it applies). A leaf (or atomic node) is a token; a line break is kept before a token
         on a later row than the previous one, unless a continuation or, inside brackets, the
-        grammar joins them (`joined`)."""
-        spec, rules = self.spec, self.rules
-        continuations, comments, atomic = (
-            rules.continuation_types, spec.comment_types, spec.atomic_types)  # fmt: skip
-        holders, keywords, token_kinds = rules.docstring_holders, rules.keywords, self.token_kinds
-        openers, closers = rules.openers, rules.closers
-        joined_before, joined_after = rules.joined_before, rules.joined_after
+        grammar joins them (`joined`). Node types are looked up by their grammar id
+        (`SourceKinds`): one table entry holds every rule that names the type."""
+        kinds = self.kinds
+        roles, token_kinds, role_of = kinds.roles, kinds.token_kinds, kinds.role_of
+        keywords = self.rules.keywords
         skipped, source, body_byte = self.skipped, self.source, self.body_byte
-        skipped_starts = self.skipped_starts
+        skipped_starts, ascii_text = self.skipped_starts, self.ascii_text
         lines, line, depth = self.lines, self.line, self.depth
-        previous_type, previous_row = self.previous_type, self.previous_row
+        previous, previous_row = self.previous, self.previous_row
         previous_end = self.previous_end
         continued, body_start = self.continued, self.body_start
         stack = [nodes]
         while stack:
             for child in stack[-1]:
-                kind = child.type
-                if kind in continuations:
-                    continued = True
+                kind_id = child.kind_id
+                role = roles.get(kind_id)
+                if role is None:
+                    role = role_of(child)
+                if role & _SKIPPED:
+                    if role & _CONTINUATION:
+                        continued = True
                     continue
-                if kind in comments:
-                    continue
-                if kind not in atomic and child.child_count:
+                if not role & _ATOMIC and child.child_count:
                     start = child.start_byte
                     if start in skipped_starts and (start, child.end_byte) in skipped:
                         continue
-                    if kind in holders:
+                    if role & _HOLDER:
                         self.skip_docstring(self.docstring_of(child))
                     stack.append(iter(child.children))
                     break  # descend; this level resumes when the child's is done
-                start = child.start_byte
                 if source is not None:
-                    end = child.end_byte
-                    text = source[start:end]
-                    if not text:  # MISSING nodes inserted by error recovery have no text
+                    start, end = child.start_byte, child.end_byte
+                    if start == end:  # MISSING nodes inserted by error recovery have no text
                         continue
-                    broken = source.find(b"\n", previous_end, start) >= 0
+                    broken = source.find(_NEWLINE, previous_end, start) >= 0
                     previous_end = end
+                    word = (
+                        ascii_text[start:end] if ascii_text is not None
+                        else source[start:end].decode("utf-8", "replace"))  # fmt: skip
                 else:
                     text = child.text
                     if not text:
                         continue
+                    start = child.start_byte
                     row = child.start_point.row
                     broken = row > previous_row
                     # only a multi-line string ends on a later row than it starts
                     previous_row = row + text.count(b"\n") if b"\n" in text else row
+                    word = text.decode("utf-8", "replace")
                 if (
                     line
                     and broken
-                    and previous_type is not None
+                    and previous >= 0
                     and not continued
-                    and not (depth > 0 and (previous_type in joined_after or (
-                        kind in joined_before and previous_type not in openers
-                        and previous_type != ",")))
+                    and not (depth > 0 and (previous & _JOINED_AFTER or (
+                        role & _JOINED_BEFORE and not previous & _OPENS_OR_COMMA)))
                 ):  # fmt: skip
                     lines.append(tuple(line))
                     line = []
                 continued = False
-                token_kind = token_kinds.get(kind, "other")
-                word = text.decode("utf-8", "replace")
+                token_kind = token_kinds[kind_id]
                 if token_kind == "id" and word in keywords:
                     token_kind = "other"
                 if body_start is None and start >= body_byte:
@@ -141,15 +182,15 @@ class _SourcePrinter:
                             line = [("str_row", string_row.strip())]
                 else:
                     line.append((token_kind, word))
-                if kind in openers:
+                if role & _OPENER:
                     depth += 1
-                elif kind in closers and depth > 0:
+                elif role & _CLOSER and depth > 0:
                     depth -= 1
-                previous_type = kind
+                previous = role
             else:
                 stack.pop()
         self.line, self.depth = line, depth
-        self.previous_type, self.previous_row = previous_type, previous_row
+        self.previous, self.previous_row = previous, previous_row
         self.previous_end = previous_end
         self.continued, self.body_start = continued, body_start
 
@@ -191,11 +232,17 @@ def print_source_lines(
     whole_file: bool = False,
     tail: Sequence[tree_sitter.Node] = (),
     source: bytes | None = None,
+    ascii_text: str | None = None,
+    kinds: SourceKinds | None = None,
 ) -> tuple[tuple[Line, ...], int]:
     """Lines of a fragment node in the `source` layout and the index of its first body line;
     `tail`: statements after the node that NiCad's grammar reads as the rest of its body;
-    `source`: the bytes the tree was parsed from (faster; the lines are the same)."""
-    printer = _SourcePrinter(spec, rules, node, source)
+    `source`: the bytes the tree was parsed from (faster; the lines are the same);
+    `ascii_text`: the same source as text, when it is all ASCII (faster still); `kinds`: a
+    table to share between the fragments of one run (`SourceKinds(spec, rules)`)."""
+    if ascii_text is not None and (source is None or len(ascii_text) != len(source)):
+        raise ValueError("ascii_text must be the ASCII text of source")
+    printer = _SourcePrinter(spec, rules, node, source, ascii_text, kinds)
     if whole_file:
         printer.body_byte = node.start_byte
         statements = [c for c in node.children if c.type not in spec.comment_types]

@@ -88,6 +88,10 @@ class LanguageSpec:
     """Statements that may stand before a docstring and still leave it the docstring in the
     `statements` layout (HumanEval/115 puts `import math` before its docstring)."""
     source_lines: SourceLineRules | None = None
+    function_holders: frozenset[str] = frozenset()
+    """Node types that can hold a function in a tree without syntax errors (the grammar's
+    node types that reach a function through their children); in such a tree the extractor
+    finds functions by descending only into these. Empty: it runs a query over every node."""
     """Rules of the `source` layout (NiCad's grammar); None: the language prints statements
     in both layouts."""
 

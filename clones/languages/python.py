@@ -40,6 +40,17 @@ PYTHON_SOURCE_LINES = SourceLineRules(
     is_docstring=_is_long_string_docstring,
 )
 
+# The node types of tree-sitter-python 0.25's node-types.json whose children reach a
+# function_definition, directly or through each other (tests/test_extraction_shortcuts.py
+# checks the walk against the query on many programs).
+# fmt: off
+PYTHON_FUNCTION_HOLDERS = frozenset({
+    "module", "block", "decorated_definition", "function_definition", "class_definition",
+    "if_statement", "elif_clause", "else_clause", "for_statement", "while_statement",
+    "try_statement", "except_clause", "finally_clause", "with_statement", "match_statement",
+    "case_clause",
+})
+# fmt: on
 
 PYTHON = LanguageSpec(
     name="python",
@@ -68,4 +79,5 @@ PYTHON = LanguageSpec(
         {"import_statement", "import_from_statement", "future_import_statement"}
     ),
     source_lines=PYTHON_SOURCE_LINES,
+    function_holders=PYTHON_FUNCTION_HOLDERS,
 )
