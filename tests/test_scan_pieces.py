@@ -110,15 +110,14 @@ def test_one_parquet_file_is_cut_by_rows_across_its_row_groups(tmp_path, every_d
 def test_a_resumed_split_scan_runs_only_the_unfinished_rank(tmp_path, every_doc_planted):
     docs, _ = every_doc_planted
     corpus = write_records(tmp_path / "corpus.jsonl", docs)
-    clean = scan(corpus, tmp_path / "clean", 1, 4)
     out = tmp_path / "out"
-    first = scan(corpus, out, 2, 4)
+    first = scan(corpus, out, 2, 4)  # that 2 workers find what 1 finds: test_scan_executors
     for name in ("datatrove/completions/00002", "matches/00002.jsonl", "tallies/00002.json",
                  "progress/00002.json"):  # fmt: skip
         (out / name).unlink()
     resumed = scan(corpus, out, 2, 4)
     assert resumed["throughput"]["ranks_run"] == 1
-    assert comparable(resumed) == comparable(clean) == comparable(first)
+    assert comparable(resumed) == comparable(first)
     assert json.loads((out / "scan.json").read_text())["pieces"][0][2] == ["corpus.jsonl", 2, 4]
 
 
