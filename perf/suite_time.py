@@ -1,8 +1,8 @@
 """How long the fast test suite takes, against a baseline checkout measured in the same run.
 
-    python3 perf/test_suite.py                           # this checkout, once
-    python3 perf/test_suite.py --baseline-rev main --runs 2
-    python3 perf/test_suite.py --baseline /path/to/other/checkout --json
+    python3 perf/suite_time.py                           # this checkout, once
+    python3 perf/suite_time.py --baseline-rev main --runs 2
+    python3 perf/suite_time.py --baseline /path/to/other/checkout --json
 
 Each run is `python3 -m pytest -q -m "not slow" -p no:cacheprovider` in the checkout's folder
 with the checkout first on PYTHONPATH (the suite's own settings: one xdist worker per core).
@@ -73,7 +73,7 @@ def measure(baseline: Path | None, runs: int) -> dict:
             print(f"run {number + 1} {name}: {result['wall_seconds']} s wall, "
                   f"{result['cpu_seconds']} s CPU, load {load}: {result['summary']}",
                   file=sys.stderr, flush=True)  # fmt: skip
-    medians = {name: {key: statistics.median(r[key] for r in rows)
+    medians = {name: {key: round(statistics.median(r[key] for r in rows), 1)
                       for key in ("wall_seconds", "cpu_seconds")}
                for name, rows in results.items()}  # fmt: skip
     report = {"command": " ".join(COMMAND[2:]), "runs": results, "medians": medians,
