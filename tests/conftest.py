@@ -40,3 +40,31 @@ def model_path(tmp_path_factory, tokenizer) -> str:
     from test_transformers_backend import save, tiny_llama
 
     return save(tmp_path_factory.mktemp("tiny-llama"), tokenizer, tiny_llama(tokenizer))
+
+
+LOCAL_MODEL_FIXTURES = {"model_path", "tokenizer", "chat_model"}
+
+
+def builds_a_local_model(item) -> bool:
+    """Whether a test builds or loads a tiny transformers model (a model fixture, or a module
+    that needs torch to be collected at all)."""
+    module = getattr(item, "module", None)
+    return bool(LOCAL_MODEL_FIXTURES & set(getattr(item, "fixturenames", ()))) or (
+        module is not None and "torch" in vars(module)
+    )
+
+
+@pytest.hookimpl(trylast=True)  # after `-m` has deselected
+def pytest_collection_modifyitems(config, items):
+    """The fast tests of the modules with a fast local-model test run first, each module's in
+    their order. pytest-xdist's worksteal gives each worker a contiguous share of this order
+    and steals from the end of a share, so they stay on the first worker: the model classes
+    load (about 3.5 s of CPU the first time a process builds a model) and the session's tiny
+    model is built in that worker only, not in each. Slow tests keep their place, so that the
+    long ones of the whole suite still spread over the workers."""
+
+    def fast(item) -> bool:
+        return item.get_closest_marker("slow") is None
+
+    first = {item.module for item in items if fast(item) and builds_a_local_model(item)}
+    items.sort(key=lambda item: not (fast(item) and getattr(item, "module", None) in first))

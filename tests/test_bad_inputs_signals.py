@@ -56,6 +56,8 @@ def test_a_server_without_log_probs_is_a_warning_when_other_signals_were_compute
     assert task["signals"]["min_k"]["available"] is False
 
 
+@pytest.mark.slow(reason="about 7.5 s, nearly all waiting: the OpenAI client's four retries "
+                        "with back-off against the closed port")  # fmt: skip
 def test_likelihood_signals_from_a_closed_port_name_the_address(served):
     store, _ = served
     line = one_error_line(signals(store, CLOSED, "min_k"))

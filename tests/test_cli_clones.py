@@ -82,9 +82,18 @@ def _console(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+class _Refused:
+    """A bad input's outcome through the command's own error handling, in-process (CliRunner;
+    a process start costs about 0.4 s of CPU): exit code, stdout and stderr apart."""
+
+    def __init__(self, *args: str) -> None:
+        result = CliRunner().invoke(main, list(args))
+        self.returncode, self.stdout, self.stderr = result.exit_code, result.stdout, result.stderr
+
+
 def test_missing_path_is_one_red_line_and_exit_code_2(tmp_path):
     missing = tmp_path / "nope"
-    result = _console("clones", str(missing), SAMPLES)
+    result = _Refused("clones", str(missing), SAMPLES)
     assert result.returncode == 2
     assert result.stdout == ""
     assert "Traceback" not in result.stderr
@@ -93,14 +102,14 @@ def test_missing_path_is_one_red_line_and_exit_code_2(tmp_path):
 
 def test_two_missing_paths_are_named_missing_not_of_an_unknown_language(tmp_path):
     # the language was asked of them first: "no source file of a known language; pass --lang"
-    result = _console("clones", str(tmp_path / "nope"), str(tmp_path / "nope2"))
+    result = _Refused("clones", str(tmp_path / "nope"), str(tmp_path / "nope2"))
     assert result.returncode == 2
     assert f"{tmp_path / 'nope'}: no such file or folder" in " ".join(result.stderr.split())
     assert "--lang" not in result.stderr
 
 
 def test_folder_without_files_of_the_language_is_an_error(tmp_path):
-    result = _console("clones", CANONICAL, SAMPLES, "--lang", "java")
+    result = _Refused("clones", CANONICAL, SAMPLES, "--lang", "java")
     assert result.returncode == 2
     assert "holds no java file" in " ".join(result.stderr.split())
 
@@ -108,19 +117,19 @@ def test_folder_without_files_of_the_language_is_an_error(tmp_path):
 def test_unknown_extension_asks_for_lang(tmp_path):
     odd = tmp_path / "code.txt"
     odd.write_text("def f(x):\n    return x\n")
-    result = _console("clones", str(odd), SAMPLES)
+    result = _Refused("clones", str(odd), SAMPLES)
     assert result.returncode == 2
     assert "pass --lang" in " ".join(result.stderr.split())
 
 
 def test_unknown_language_choice_is_rejected_with_exit_code_2():
-    result = _console("clones", CANONICAL, SAMPLES, "--lang", "cobol")
+    result = _Refused("clones", CANONICAL, SAMPLES, "--lang", "cobol")
     assert result.returncode == 2
     assert "cobol" in result.stderr
 
 
 def test_empty_size_window_is_a_clear_error():
-    result = _console("clones", CANONICAL, SAMPLES, "--min-lines", "50", "--max-lines", "10")
+    result = _Refused("clones", CANONICAL, SAMPLES, "--min-lines", "50", "--max-lines", "10")
     assert result.returncode == 2
     assert "--min-lines" in result.stderr
 

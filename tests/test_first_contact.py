@@ -229,11 +229,11 @@ def test_a_split_table_repeats_the_columns_that_tell_its_rows_apart(tmp_path):
     fixed = tmp_path / "fixed.jsonl"
     fixed.write_text(json.dumps({"task_id": "HumanEval/0", "completion": "    return 1\n"})
                      + "\n", encoding="utf-8")  # fmt: skip
-    for path, prompts in ((original, "original"), (fixed, "fixed")):
-        done = run_piped("detect", path, "--model", "m", "--temperature", "0.2", "--prompts",
-                         prompts, "--store", store)  # fmt: skip
-        assert done.returncode == 0, done.stderr[-2000:]
-    done = run_piped("report", "--store", store, columns=80)
+    for path, prompts in ((original, "original"), (fixed, "fixed")):  # the store, in-process
+        done = invoke("detect", path, "--model", "m", "--temperature", "0.2", "--prompts",
+                      prompts, "--store", store)  # fmt: skip
+        assert done.exit_code == 0, done.output[-2000:]
+    done = run_piped("report", "--store", store, columns=80)  # the piped table under test
     assert done.returncode == 0, done.stderr[-2000:]
     pieces = pieces_of(done.stdout, "Original against other prompts (tasks with a clone)")
     assert len(pieces) == 2, done.stdout

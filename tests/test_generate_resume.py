@@ -35,6 +35,12 @@ def cli_env() -> dict[str, str]:
     return {**env, "OPENAI_API_KEY": SECRET, "COLUMNS": "200"}
 
 
+def runner_env() -> dict[str, str | None]:
+    """`cli_env()` for an in-process run (CliRunner): every other OPENAI_ variable unset."""
+    unset = {k: None for k in os.environ if k.startswith("OPENAI_")}
+    return {**unset, "OPENAI_API_KEY": SECRET, "COLUMNS": "200"}
+
+
 def count_rows(path: Path) -> int:
     """Samples committed so far, read through a read-only connection (0 before the schema)."""
     if not path.exists():
@@ -71,9 +77,9 @@ def test_killed_generate_resumes_with_only_the_missing_samples(tmp_path):
     store = tmp_path / "s.sqlite"
     prompts = {t.task_id: t.prompt for t in load_humaneval().tasks[:TASKS]}
     with OpenAITestServer(counting_responder(), latency=0.15) as server:
-        command = [sys.executable, "-m", "cloneprobe",
-                   *generate_args(server, store, "--limit", str(TASKS), "-n", str(N),
-                                  "--concurrency", "2")]  # fmt: skip
+        args = generate_args(server, store, "--limit", str(TASKS), "-n", str(N),
+                             "--concurrency", "2")  # fmt: skip
+        command = [sys.executable, "-m", "cloneprobe", *args]
         first = subprocess.Popen(
             command, env=cli_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
@@ -96,8 +102,9 @@ def test_killed_generate_resumes_with_only_the_missing_samples(tmp_path):
         assert 0 < len(before) < TASKS * N
         assert len(before) % N == 0  # a request's samples are committed together
 
-        second = subprocess.run(command, env=cli_env(), capture_output=True, text=True, timeout=60)
-        assert second.returncode == 0, second.stderr
+        # the resuming run in-process (the kill needs a process; a resume does not)
+        second = CliRunner().invoke(main, args, env=runner_env())
+        assert second.exit_code == 0, second.output
         resumed = server.requests[asked:]
 
     after = stored_rows(store)

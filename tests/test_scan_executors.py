@@ -48,14 +48,16 @@ def test_the_command_on_two_forked_workers_finds_what_one_worker_finds(tmp_path)
     docs, plants = planted_corpus(count=8, per_kind=1)
     corpus = write_files(tmp_path / "corpus", docs)
 
-    def scan(workers: int) -> dict:
-        command = [sys.executable, "-m", "cloneprobe", "scan", str(corpus), "--output",
-                   str(tmp_path / f"out-{workers}"), "--workers", str(workers), "--ranks", "4",
-                   "--json"]  # fmt: skip
-        result = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
-        return json.loads(result.stdout)
+    def arguments(workers: int) -> list[str]:
+        return ["scan", str(corpus), "--output", str(tmp_path / f"out-{workers}"), "--workers",
+                str(workers), "--ranks", "4", "--json"]  # fmt: skip
 
-    forked, alone = scan(2), scan(1)
+    command = [sys.executable, "-m", "cloneprobe", *arguments(2)]  # forks: a real process
+    forked = json.loads(subprocess.run(command, capture_output=True, text=True, timeout=120,
+                                       check=True).stdout)  # fmt: skip
+    done = CliRunner().invoke(main, arguments(1))  # one worker, in-process: the reference
+    assert done.exit_code == 0, done.output
+    alone = json.loads(done.stdout)
     assert forked["matches"] == alone["matches"] and forked["throughput"]["ranks_run"] == 4
     assert {task for _, task, _ in plants} <= {m["task_id"] for m in forked["matches"]}
 
