@@ -174,8 +174,12 @@ def test_an_infinite_loop_times_out_and_its_process_is_gone(sandbox):
 
 
 def test_a_cpu_bound_loop_is_reported_as_cpu_time():
+    # the process's own CPU limit or the group's account of all its processes, whichever
+    # ends it first (a busy machine decides the race): either is reported as cpu time
     result = Sandbox(Limits(cpu_seconds=1, timeout=10)).run("while True:\n    pass\n")
-    assert (result.ok, result.reason) == (False, "cpu time")
+    assert not result.ok
+    assert result.reason in ("cpu time", "cpu time: the sample's processes used more than "
+                             "1 s together")  # fmt: skip
 
 
 def test_a_huge_allocation_is_reported_as_memory(sandbox):
