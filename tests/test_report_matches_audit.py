@@ -10,20 +10,13 @@ import json
 
 from click.testing import CliRunner
 from openai_test_server import OpenAITestServer
+from test_first_contact import canonical_or_junk
 
-from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.cli import main
 
-HUMANEVAL = load_humaneval()
 ENV = {"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": None, "COLUMNS": "80"}
 
 
-def canonical_or_junk(kind, prompt, index, body) -> str:
-    text = prompt if isinstance(prompt, str) else json.dumps(prompt)
-    task = next((t for t in HUMANEVAL.tasks if f"def {t.entry_point}(" in text), None)
-    if task is not None and index % 2 == 0:
-        return task.canonical_solution
-    return "    return None\n"
 
 
 def invoke(*args):

@@ -8,25 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from browser import Browser, find_chromium
-from click.testing import CliRunner
-
-from cloneprobe.benchmarks import load_humaneval
-from cloneprobe.cli import main
-
-CHROMIUM = find_chromium()
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None,
-    reason="no Chromium found (looked for $CHROMIUM, chromium, google-chrome): the plots were "
-    "NOT checked in a browser; install it with `apt-get install chromium`",
-)
-HUMANEVAL = load_humaneval()
-
-
-def ok(*args: str):
-    result = CliRunner().invoke(main, list(args), env={"OPENAI_API_KEY": "sk-test"})
-    assert result.exit_code == 0, result.output
-    return result
+from browser import Browser
+from test_report_browser import CHROMIUM, HUMANEVAL, ok, pytestmark  # noqa: F401 (skip rule)
 
 
 @pytest.fixture(scope="module")
