@@ -210,3 +210,17 @@ def test_a_sample_cut_inside_its_docstring_leaks_no_word_of_its_prose():
     assert "number" in renames and leaked_names(cut, renames, prompt) == []
     written = cut + '    """\n    return number % 1.0\n'
     assert leaked_names(written, renames, prompt) == ["number"]
+
+
+def test_a_one_word_original_name_under_the_disguise_is_no_leak(tmp_path):
+    # `fib` for a Fibonacci function: the untrained base model of the positive control wrote it
+    # under HumanEval/55's disguised prompt (`fibo`), as any solver may; a compound original
+    # name (`find_closest_elements`, above) still is a leak
+    helper = ("    return fib(k)\n\n\n"
+              "def fib(k):\n"
+              "    return k if k < 2 else fib(k - 1) + fib(k - 2)\n")  # fmt: skip
+    path = write(tmp_path / "f.jsonl", [helper], 55)
+    report = run("detect", str(path), "--store", str(tmp_path / "s.sqlite"), "--model", "q",
+                 "--temperature", "0.2", "--prompt-set", "disguised", "--json")  # fmt: skip
+    assert not any("fib`" in r for r in report["samples"][0]["evidence_reasons"])
+    assert not (report["groups"][0].get("convergence") or {}).get("HumanEval/55", {}).get("leaked")

@@ -121,15 +121,22 @@ class StreamedEvidence:
         that the disguised prompt's words do not make natural)."""
         from ..benchmarks.disguise import leaked_names
         from ..benchmarks.prompts import disguise_renames, disguised_prompt
-        from .canonical_profile import natural_name, prompt_stems
+        from .canonical_profile import NAME_PART, natural_name, prompt_stems
 
         renames = disguise_renames(sample.prompt_set, sample.task_id)
         prompt = disguised_prompt(sample.task_id) if renames else None
         if not renames or prompt is None:
             return []
         stems = prompt_stems(prompt)
-        return leaked_names(sample.program or "", renames, prompt,
-                            lambda name: natural_name(name, stems))  # fmt: skip
+
+        def natural(name: str) -> bool:
+            # a one-word name (`fib` for a Fibonacci function, `lst`, `decimal` for base ten,
+            # `strings` for a List[str]) is what a solver who never saw the original prompt
+            # writes: the untrained base model of the positive control wrote these three under
+            # the disguise. Only a compound name (`has_close_elements`) tells memory.
+            return len(NAME_PART.findall(name)) < 2 or natural_name(name, stems)
+
+        return leaked_names(sample.program or "", renames, prompt, natural)
 
     def family(self, model: str) -> str:
         return family_of(model, self.families)
