@@ -196,7 +196,8 @@ def test_a_bad_control_option_gets_one_line_and_exit_2(arguments, named, tmp_pat
     assert named in result.output and "Traceback" not in result.output
 
 
-@pytest.mark.slow(reason="about 6 min on 2 shared cores: fine-tunes and samples the embedded model")
+@pytest.mark.slow(reason="about 7 min on 2 quiet cores: fine-tunes and samples the embedded model "
+                  "under the original and the disguised prompts")
 def test_the_control_on_the_embedded_model_separates_the_heavy_dose(tmp_path):
     settings = ControlSettings(limit=24, n=1, max_new_tokens=128, output=tmp_path / "c")
     report = run_control(settings, SilentReporter())
