@@ -94,24 +94,25 @@ class Case:
 
 def strongest_cases(report: AuditReport, entries: list[TaskEntry], limit: int = 5) -> list[Case]:
     """The memorized tasks with the strongest clone evidence, then the suspected ones."""
-    best: dict[tuple, tuple[bool, float, int]] = {}
+    best: dict[tuple, tuple[tuple[bool, float], int]] = {}
     for index, pair in enumerate(report.evidence):
         key = pair_key(pair)
-        # the strongest evidence pair; else (an exact copy of a short canonical, memorized on
-        # the disguise) the strongest pair shown
-        rank = (pair.get("tier") == "evidence", pair.get("strength") or 0.0, -index)
-        if key not in best or rank > best[key]:
-            best[key] = rank
+        # the strongest evidence pair first; a memorized task without one (an exact copy of a
+        # short canonical, resting on the disguise) shows its strongest pair
+        rank = (pair.get("tier") == "evidence", pair.get("strength") or 0.0)
+        if key not in best or rank > best[key][0]:
+            best[key] = (rank, index)
     cases = []
     for entry in entries:
         if entry["verdict"] not in (MEMORIZED, SUSPECTED):
             continue
         key = (entry["model"], entry["temperature"], entry["prompt_set"], entry["task_id"])
         found = best.get(key)
-        if found is None or not (found[0] or entry["verdict"] == MEMORIZED):
+        if found is None or not (found[0][0] or entry["verdict"] == MEMORIZED):
             cases.append(Case(entry, None, 0.0))
         else:
-            cases.append(Case(entry, -found[2], found[1]))
+            (_, strength), index = found
+            cases.append(Case(entry, index, strength))
     cases.sort(key=lambda c: (c.entry["verdict"] != MEMORIZED, -c.strength))
     return cases[:limit]
 

@@ -99,16 +99,17 @@ def with_disguise(entry: dict, convergence: dict[tuple, dict]) -> dict:
     disguised samples do not write)."""
     from cloneprobe.evidence.verdict import MEMORIZED
 
-    own = entry.get("convergence") or {}
-    leaked = convergence.get((entry["model"], entry["temperature"], "disguised",
-                              entry["task_id"]))  # fmt: skip
-    if entry["verdict"] != MEMORIZED and leaked and leaked.get("leaked"):
-        entry = {**entry, "verdict": MEMORIZED,
-                 "verdict_reasons": [f"under the disguised prompt: {leaked['figure']}",
-                                     *entry["verdict_reasons"]]}  # fmt: skip
+    disguised = convergence.get((entry["model"], entry["temperature"], "disguised",
+                                 entry["task_id"])) or {}  # fmt: skip
+    leak = disguised["figure"] if disguised.get("leaked") else None
+    entry = {**entry, "disguise_leak": leak}
+    if leak and entry["verdict"] != MEMORIZED:
+        entry |= {"verdict": MEMORIZED,
+                  "verdict_reasons": [f"under the disguised prompt: {leak}",
+                                      *entry["verdict_reasons"]]}  # fmt: skip
         return {**entry, "rests_on_disguise": True}
-    rests = entry["verdict"] == MEMORIZED and own.get("basis") == "disguise"
-    return {**entry, "rests_on_disguise": rests}
+    on_disguise = (entry.get("convergence") or {}).get("basis") == "disguise"
+    return {**entry, "rests_on_disguise": entry["verdict"] == MEMORIZED and on_disguise}
 
 
 def control_samples(store, label: str, prompt_sets: Sequence[str], sampling_key: str,
@@ -205,6 +206,7 @@ def compact_tasks(entries: dict[str, dict], contaminated: Sequence[str]) -> list
             "convergence": e.get("convergence"),
             "verdict": e["verdict"], "verdict_reasons": e["verdict_reasons"],
             "rests_on_disguise": bool(e.get("rests_on_disguise")),
+            "disguise_leak": e.get("disguise_leak"),
         })  # fmt: skip
     return rows
 

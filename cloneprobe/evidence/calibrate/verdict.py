@@ -95,12 +95,11 @@ def derive_margin(rows_by_dose: dict[str, list[dict]], signal: str, tasks: set[s
 def verdict_of(row: dict, rule: VerdictRule) -> str:
     """The row's verdict under `rule`, its clone evidence judged by the same-task convergence
     null the control's audit measured (as the reports judge it)."""
-    verdict = task_verdict(row["clone_tier"], row["informative"], row["relative"], rule,
-                           row.get("clone_reasons") or (),
-                           convergence=row.get("convergence")).verdict  # fmt: skip
-    if row.get("rests_on_disguise") and (row.get("convergence") or {}).get("basis") != "disguise":
-        return MEMORIZED  # a disguised-prompt sample wrote the original prompt's names
-    return verdict
+    if row.get("disguise_leak"):  # a disguised-prompt sample wrote the original names
+        return MEMORIZED
+    return task_verdict(row["clone_tier"], row["informative"], row["relative"], rule,
+                        row.get("clone_reasons") or (),
+                        convergence=row.get("convergence")).verdict  # fmt: skip
 
 
 def folds_of(control: dict, folds: int, seed: int) -> list[set[str]]:
