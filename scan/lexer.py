@@ -262,7 +262,7 @@ def _code_batch(data: bytes, inside: np.ndarray, marks: np.ndarray,
     positions = np.flatnonzero(token_start)
     is_word = word_start[positions]
     words = positions[is_word]
-    raw = chunk_hashes(data, words, word)
+    raw = chunk_hashes(data, words, lengths=_run_ends(word) - words)
     first = kind[words]
     with np.errstate(over="ignore"):
         kept = _KEPT_TABLE[(raw * _KEPT_MULTIPLIER) >> _KEPT_SHIFT] == raw
@@ -294,7 +294,17 @@ def _word_hashes(prose: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     word_start = word.copy()
     word_start[1:] &= ~word[:-1]
     starts = np.flatnonzero(word_start)
-    return chunk_hashes(prose, starts, word), starts
+    return chunk_hashes(prose, starts, lengths=_run_ends(word) - starts), starts
+
+
+def _run_ends(word: np.ndarray) -> np.ndarray:
+    """Where each run of marked bytes ends (exclusive), in order: one per run, so that with
+    one token per run (a word, or `.name` with the dot before its run) `ends - starts` are
+    the tokens' lengths."""
+    ends = np.flatnonzero(word[:-1] > word[1:]) + 1
+    if len(word) and word[-1]:
+        ends = np.append(ends, len(word))
+    return ends
 
 
 def _word_batch(prose: np.ndarray, doc_starts: np.ndarray) -> TokenBatch:
