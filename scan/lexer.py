@@ -301,7 +301,8 @@ def _run_ends(word: np.ndarray) -> np.ndarray:
     """Where each run of marked bytes ends (exclusive), in order: one per run, so that with
     one token per run (a word, or `.name` with the dot before its run) `ends - starts` are
     the tokens' lengths."""
-    ends = np.flatnonzero(word[:-1] > word[1:]) + 1
+    marks = word.view(np.uint8)  # compared as bytes: twice as fast as numpy's bools
+    ends = np.flatnonzero(marks[:-1] > marks[1:]) + 1
     if len(word) and word[-1]:
         ends = np.append(ends, len(word))
     return ends
