@@ -166,7 +166,7 @@ class LexedBatch:
 def lex(texts: Sequence[str]) -> LexedBatch:
     """Code tokens and prose words of each text."""
     encoded = [text.encode("utf-8", "replace") for text in texts]
-    data = b"\n".join(encoded) + b"\n"
+    data = b"\n".join([*encoded, b""]) if encoded else b"\n"  # each text and a newline
     doc_starts = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum([len(e) + 1 for e in encoded], out=doc_starts[1:])
     piece_starts, literal = _pieces(data, doc_starts)
