@@ -4,7 +4,7 @@ Builds a corpus from the Python files of this interpreter's library (the standar
 installed packages), plants HumanEval canonical fragments (signature and body) in randomly
 chosen files in three kinds (verbatim, consistently renamed, a line added), runs the real
 command `cloneprobe scan CORPUS --output OUT --workers W --json` in a subprocess, and prints:
-- MB/s of the whole run (wall clock, start-up included) and per worker; MB per CPU-second
+- MB/s of the whole run (wall clock, start-up included) and per core (per worker); MB per CPU-second
   of the ranks (the scan's own cost per core, which a loaded machine does not distort) and
   of the whole command (parent and workers, start-up included; it counts the processes the
   command waits for, so it is whole only when the workers are forked from the command, as
