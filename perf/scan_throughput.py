@@ -4,7 +4,7 @@ Builds a corpus from the Python files of this interpreter's library (the standar
 installed packages), plants HumanEval canonical fragments (signature and body) in randomly
 chosen files in three kinds (verbatim, consistently renamed, a line added), runs the real
 command `cloneprobe scan CORPUS --output OUT --workers W --json` in a subprocess, and prints:
-- MB/s of the whole run (wall clock, start-up included) and per worker; MB per CPU-second
+- MB/s of the whole run (wall clock, start-up included) and per core (per worker); MB per CPU-second
   of the ranks (the scan's own cost per core, which a loaded machine does not distort) and
   of the whole command (parent and workers, start-up included; it counts the processes the
   command waits for, so it is whole only when the workers are forked from the command, as
@@ -19,6 +19,13 @@ command `cloneprobe scan CORPUS --output OUT --workers W --json` in a subprocess
     python perf/scan_throughput.py --baseline ../cloneprobe-base --rounds 3
         # the same corpus scanned by this code and by the code in another source tree (a
         # worktree of main), alternating, and the ratio of their medians
+    python perf/scan_throughput.py --single-file --baseline ../cloneprobe-base --rounds 3
+        # then the same library as one JSONL file too: how many ranks read a piece of it,
+        # and how many cores the command kept busy (CPU-seconds over wall-clock seconds)
+
+"Per core" is per worker: the command runs --workers W (default 2, this machine's cores), so
+MB/s per core end to end = MB / wall-clock seconds / W. With other work on the machine the
+wall clock says little; MB per CPU-second (what a core does) is the figure to compare then.
 
 Unmodified files are hard links (no copy); the corpus folder is deleted at the end.
 """
@@ -110,8 +117,26 @@ def main() -> None:
                         "with, alternating with this code, for the ratio.")
     parser.add_argument("--rounds", type=int, default=1,
                         help="Runs of each code (alternating with the baseline's).")
+    parser.add_argument("--single-file", action="store_true",
+                        help="Then scan the same library as one JSONL file too.")
     args = parser.parse_args()
+    print(f"load average at the start: {load_line()}", flush=True)
     files = library_files(int(args.limit_mb * 1e6) if args.limit_mb else None)
+    layouts = [(args.format, args.shards)] + ([("jsonl", 1)] if args.single_file else [])
+    for fmt, shards in layouts:
+        what = "folder of source files" if fmt == "files" else f"{shards} JSONL file(s)"
+        print(f"\n######## the library as a {what} ########", flush=True)
+        measure(files, args, fmt, shards)
+    print(f"\nload average at the end: {load_line()}")
+
+
+def load_line() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f}, {five:.2f}, {fifteen:.2f} (1, 5, 15 min) on {os.cpu_count()} cores"
+
+
+def measure(files: list[Path], args, fmt: str, shards: int) -> None:
+    """Build the corpus, scan it with each code (alternating), report."""
     work = Path(tempfile.mkdtemp(prefix="scan-perf-"))
     codes = [("this code", Path(__file__).resolve().parents[1])]
     if args.baseline:
@@ -120,11 +145,12 @@ def main() -> None:
     try:
         corpus = work / "corpus"
         corpus.mkdir()
-        planted = build_corpus(corpus, files, args.per_kind, args.seed, args.format, args.shards)
+        planted = build_corpus(corpus, files, args.per_kind, args.seed, fmt, shards)
         for round_number in range(args.rounds):
             order = codes if round_number % 2 == 0 else codes[::-1]
             for name, tree in order:
-                run = scan_once(corpus, work / f"out-{len(runs[name])}-{name[0]}", args, tree)
+                output = work / f"out-{len(runs[name])}-{name[0]}"
+                run = scan_once(corpus, output, args, tree, fmt)
                 runs[name].append(run)
                 print(f"round {round_number + 1}, {name}: {run_line(run)}", flush=True)
     finally:
@@ -133,16 +159,24 @@ def main() -> None:
         print(f"\n== {name} (its last run) ==")
         last = runs[name][-1]
         report(last["summary"], planted, last["wall"], args.workers, last["cpu"], last["load"])
+        print(f"documents read per rank: {last['rank_documents']}; cores kept busy (the "
+              f"command's CPU-seconds over its wall clock): {last['cpu'] / last['wall']:.2f}")
     if args.baseline:
         compare(runs, args.workers)
+        same = {name: sorted((m["document"], m["task_id"], tuple(m["span"]))
+                             for m in runs[name][-1]["summary"]["matches"])
+                for name, _ in codes}  # fmt: skip
+        print("matches (document, task, span) identical to the baseline's: "
+              f"{same['this code'] == same['baseline']} ({len(same['this code'])} and "
+              f"{len(same['baseline'])})")
 
 
-def scan_once(corpus: Path, output: Path, args, tree: Path) -> dict:
+def scan_once(corpus: Path, output: Path, args, tree: Path, fmt: str) -> dict:
     """One run of the command, in a subprocess that imports cloneprobe from the source tree
     (its PYTHONPATH and its working folder: `python -m` puts the working folder first)."""
     command = [sys.executable, "-m", "cloneprobe", "scan", str(corpus), "--output",
                str(output), "--workers", str(args.workers), "--json"]  # fmt: skip
-    if args.format == "jsonl":
+    if fmt == "jsonl":
         command += ["--group-field", "repo"]
     env = {**os.environ, "PYTHONPATH": str(tree)}
     load = os.getloadavg()[0]
@@ -155,14 +189,16 @@ def scan_once(corpus: Path, output: Path, args, tree: Path) -> dict:
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     if result.returncode != 0:
         sys.exit(f"scan failed ({result.returncode}): {result.stderr[-2000:]}")
+    progress = [json.loads(p.read_text()) for p in (output / "progress").glob("*.json")]
     shutil.rmtree(output, ignore_errors=True)
     return {"summary": json.loads(result.stdout), "wall": wall, "cpu": cpu, "load": load,
-            "load_end": os.getloadavg()[0]}  # fmt: skip
+            "load_end": os.getloadavg()[0],
+            "rank_documents": [p["documents"] for p in sorted(progress, key=lambda p: p["rank"])]}
 
 
 def rates(run: dict, workers: int) -> dict[str, float]:
     megabytes = run["summary"]["characters"] / 1e6
-    return {"MB/s per worker": megabytes / run["wall"] / workers,
+    return {"MB/s per core, end to end": megabytes / run["wall"] / workers,
             "MB per CPU-second, ranks": run["summary"]["throughput"]["mb_per_cpu_second"],
             "MB per CPU-second, command": megabytes / run["cpu"]}  # fmt: skip
 
@@ -195,7 +231,7 @@ def report(summary: dict, planted: list[Plant], wall: float, workers: int, cpu: 
     print(f"corpus: {summary['documents']:,} documents, {megabytes:,.1f} MB, "
           f"{summary['ranks']} ranks, {workers} workers")
     print(f"end to end (process start to exit): {wall:.1f} s = {megabytes / wall:.2f} MB/s = "
-          f"{megabytes / wall / workers:.2f} MB/s per worker")
+          f"{megabytes / wall / workers:.2f} MB/s per core ({workers} workers)")
     print(f"ranks' CPU time: {t['cpu_seconds']:.1f} s = {t['mb_per_cpu_second']:.2f} MB per "
           "CPU-second (per-core speed of the scan itself)")
     if cpu:

@@ -2,8 +2,9 @@
 
 Everything here is deterministic across processes, machines and Python versions (no salted
 `hash()`): a token hashes as a polynomial over its 8-byte little-endian chunks modulo 2**64
-(a token of up to 8 bytes is its own bytes), an n-gram as a polynomial over its tokens' hashes,
-finished with the splitmix64 mixer so that the bits used by the bitmap are well spread.
+(a token of up to 8 bytes is its own bytes), an n-gram as a polynomial over its tokens' hashes.
+The index's bitmap takes the top bits of an n-gram's hash times SPREAD (an odd multiplier:
+Fibonacci hashing), which spreads them; a hash is otherwise only compared for equality.
 """
 
 from __future__ import annotations
@@ -64,13 +65,19 @@ def _runs(marks: np.ndarray, first: np.ndarray, cap: int) -> np.ndarray:
     return np.minimum(run, cap)
 
 
-def chunk_hashes(data, starts: np.ndarray, word: np.ndarray) -> np.ndarray:
+def chunk_hashes(data, starts: np.ndarray, word: np.ndarray | None = None,
+                 lengths: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
     """`token_hash` of every token that starts at `starts` in the data and runs on over the
-    bytes that `word` (a bool per byte) marks: a few vector steps per token, none per byte."""
+    bytes that `word` (a bool per byte) marks, or that is `lengths` bytes long: a few vector
+    steps per token, none per byte."""
     if len(starts) == 0:
         return np.empty(0, dtype=np.uint64)
     values = _unaligned_words(data)
-    lengths = 1 + _runs(_unaligned_words(word.view(np.uint8)), starts + 1, MAX_TOKEN_BYTES - 1)
+    if lengths is None:
+        lengths = 1 + _runs(_unaligned_words(word.view(np.uint8)), starts + 1,
+                            MAX_TOKEN_BYTES - 1)  # fmt: skip
+    else:
+        lengths = np.minimum(lengths, MAX_TOKEN_BYTES)
     hashes = values[starts] & _MASKS[np.minimum(lengths, 8)]
     longer = np.flatnonzero(lengths > 8)
     done = 8
@@ -84,19 +91,19 @@ def chunk_hashes(data, starts: np.ndarray, word: np.ndarray) -> np.ndarray:
     return hashes
 
 
-def mix64(values: np.ndarray) -> np.ndarray:
-    """splitmix64's finalizer, elementwise on uint64."""
+SPREAD = np.uint64(0x9E3779B97F4A7C15)
+"""Multiplier that spreads an n-gram hash's bits into its top bits, for a bitmap's slot."""
+
+
+def spread_slots(hashes: np.ndarray, bits: int) -> np.ndarray:
+    """Each hash's slot in a table of 2**bits (its top bits after multiplying by SPREAD)."""
     with np.errstate(over="ignore"):
-        z = values ^ (values >> np.uint64(30))
-        z = z * np.uint64(0xBF58476D1CE4E5B9)
-        z = z ^ (z >> np.uint64(27))
-        z = z * np.uint64(0x94D049BB133111EB)
-        return z ^ (z >> np.uint64(31))
+        return (hashes * SPREAD) >> np.uint64(64 - bits)
 
 
 def ngram_hashes(tokens: np.ndarray, n: int) -> np.ndarray:
     """Hash of every window of n consecutive token hashes (len(tokens) - n + 1 values)."""
-    return mix64(_polynomials(tokens, n))
+    return _polynomials(tokens, n)
 
 
 def ngram_hashes_of_sizes(tokens: np.ndarray, sizes: tuple[int, ...]) -> dict[int, np.ndarray]:
@@ -114,7 +121,7 @@ def ngram_hashes_of_sizes(tokens: np.ndarray, sizes: tuple[int, ...]) -> dict[in
             joined = half[:count] * np.uint64(pow(int(TOKEN_BASE), k, 2**64))
             joined += half[k : k + count]
         polynomials[n] = joined
-    return {n: mix64(polynomials[n]) for n in sizes}
+    return {n: polynomials[n] for n in sizes}
 
 
 def _polynomials(tokens: np.ndarray, n: int) -> np.ndarray:

@@ -2,7 +2,7 @@
 
 Per task it holds the hashes of the token n-grams of the canonical fragment (signature and
 canonical body, comments and docstring removed: what the audit compares), and the hashes of
-the word n-grams of the prompt's docstring. A bitmap over the top bits of every hash lets the
+the word n-grams of the prompt's docstring. A bitmap over every hash's spread top bits lets the
 scan drop almost all n-grams of a document with one vectorized lookup; the few survivors are
 checked exactly against sorted (hash, task) postings.
 
@@ -27,7 +27,7 @@ import numpy as np
 from ..benchmarks import Benchmark, Task, canonical_source, load_benchmark
 from ..benchmarks.canonical import strip_comments
 from ..benchmarks.docstrings import docstring_holders
-from .hashing import ngram_hashes
+from .hashing import ngram_hashes, spread_slots
 from .lexer import TokenBatch, code_tokens, word_tokens
 from .planting import statement_lines
 from .tokens import Token, tokenize, words
@@ -92,14 +92,15 @@ def prompt_docstring(task: Task) -> str:
 
 @dataclass(frozen=True)
 class Postings:
-    """Sorted (hash, task) pairs with a bitmap over the hashes' top bits."""
+    """Sorted (hash, task) pairs with a bitmap over the hashes' spread top bits."""
 
     hashes: np.ndarray
     tasks: np.ndarray
     bitmap: np.ndarray = field(repr=False)
     n: int
     """Tokens (or words) per n-gram."""
-    shift: np.uint64
+    bits: int
+    """The bitmap has 2**bits slots (hashing.spread_slots)."""
 
     @classmethod
     def build(cls, per_task: list[np.ndarray], n: int, bits: int = BITMAP_BITS) -> Postings:
@@ -109,15 +110,14 @@ class Postings:
             or [np.empty(0, np.int32)]
         )
         order = np.lexsort((pairs_task, pairs_hash))
-        shift = np.uint64(64 - bits)
         bitmap = np.zeros(1 << bits, dtype=bool)
-        bitmap[pairs_hash >> shift] = True
-        return cls(pairs_hash[order], pairs_task[order], bitmap, n, shift)
+        bitmap[spread_slots(pairs_hash, bits)] = True
+        return cls(pairs_hash[order], pairs_task[order], bitmap, n, bits)
 
     def lookup(self, grams: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(place, task, n-gram) of every hit: place is the n-gram's index in `grams`, and an
         n-gram of several tasks is a hit of each."""
-        places = np.flatnonzero(self.bitmap[grams >> self.shift])
+        places = np.flatnonzero(self.bitmap[spread_slots(grams, self.bits)])
         grams = grams[places]
         left = np.searchsorted(self.hashes, grams, side="left")
         counts = np.searchsorted(self.hashes, grams, side="right") - left
@@ -314,12 +314,18 @@ def _kept_after_added_line(
     tokens: np.ndarray, places: list[int], indexed: np.ndarray, n: int
 ) -> int:
     """The fewest of the indexed n-grams a copy keeps with a line added before one of the
-    places: those that lie wholly on one side of the line."""
+    places: those with an occurrence that lies wholly on one side of the line (the n-grams
+    of each side are the whole fragment's that do not cross it)."""
+    wanted = set(indexed.tolist())
+    occurrences: dict[int, list[int]] = {}
+    for i, gram in enumerate(ngram_hashes(tokens, n).tolist()):
+        if gram in wanted:
+            occurrences.setdefault(gram, []).append(i)
     fewest = len(indexed)
     for place in places:
-        sides = np.concatenate([ngram_hashes(tokens[:place], n), ngram_hashes(tokens[place:], n)])
-        # kind="sort": numpy 2.0's table method overflows on uint64 hashes (OverflowError)
-        fewest = min(fewest, int(np.isin(indexed, sides, kind="sort").sum()))
+        kept = sum(any(i + n <= place or i >= place for i in found)
+                   for found in occurrences.values())  # fmt: skip
+        fewest = min(fewest, kept)
     return fewest
 
 

@@ -166,7 +166,7 @@ class LexedBatch:
 def lex(texts: Sequence[str]) -> LexedBatch:
     """Code tokens and prose words of each text."""
     encoded = [text.encode("utf-8", "replace") for text in texts]
-    data = b"\n".join(encoded) + b"\n"
+    data = b"\n".join([*encoded, b""]) if encoded else b"\n"  # each text and a newline
     doc_starts = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum([len(e) + 1 for e in encoded], out=doc_starts[1:])
     piece_starts, literal = _pieces(data, doc_starts)
@@ -176,9 +176,9 @@ def lex(texts: Sequence[str]) -> LexedBatch:
     raw = np.frombuffer(data, dtype=np.uint8)
     strings = raw[starts] != ord("#")
     marks = starts[strings][~_statements(raw, where[strings], piece_starts)]
-    prose = np.frombuffer(data.translate(_PROSE), dtype=np.uint8) * inside
     return LexedBatch(data, doc_starts, _code_batch(data, inside, marks, doc_starts),
-                      _word_batch(prose, doc_starts), starts, ends)  # fmt: skip
+                      _literal_words(raw, inside, starts, ends, doc_starts), starts,
+                      ends)  # fmt: skip
 
 
 def _pieces(data: bytes, doc_starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -262,7 +262,7 @@ def _code_batch(data: bytes, inside: np.ndarray, marks: np.ndarray,
     positions = np.flatnonzero(token_start)
     is_word = word_start[positions]
     words = positions[is_word]
-    raw = chunk_hashes(data, words, word)
+    raw = chunk_hashes(data, words, lengths=_run_ends(word) - words)
     first = kind[words]
     with np.errstate(over="ignore"):
         kept = _KEPT_TABLE[(raw * _KEPT_MULTIPLIER) >> _KEPT_SHIFT] == raw
@@ -274,13 +274,43 @@ def _code_batch(data: bytes, inside: np.ndarray, marks: np.ndarray,
     return _batch(hashes, positions, doc_starts)
 
 
-def _word_batch(prose: np.ndarray, doc_starts: np.ndarray) -> TokenBatch:
-    """Hashes of the words of prose bytes (word bytes non-zero, see _PROSE)."""
+def _literal_words(raw: np.ndarray, inside: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                   doc_starts: np.ndarray) -> TokenBatch:  # fmt: skip
+    """The words of the comments and literals (the prose), hashed from their bytes alone,
+    gathered end to end (about a third of a batch): no word runs from one literal into the
+    next, since each begins with a quote or `#`, which are not word bytes. Offsets are the
+    words' offsets in their documents, as if the whole batch had been read."""
+    prose = np.frombuffer(raw[inside].tobytes().translate(_PROSE), dtype=np.uint8)
+    hashes, compact = _word_hashes(prose)
+    before = np.zeros(len(starts) + 1, dtype=np.int64)  # literal bytes before each literal
+    np.cumsum(ends - starts, out=before[1:])
+    literal = np.searchsorted(before, compact, side="right") - 1
+    return _batch(hashes, compact + (starts - before[:-1])[literal], doc_starts)
+
+
+def _word_hashes(prose: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Hashes and offsets of the words of prose bytes (word bytes non-zero, see _PROSE)."""
     word = prose != 0
     word_start = word.copy()
     word_start[1:] &= ~word[:-1]
     starts = np.flatnonzero(word_start)
-    return _batch(chunk_hashes(prose, starts, word), starts, doc_starts)
+    return chunk_hashes(prose, starts, lengths=_run_ends(word) - starts), starts
+
+
+def _run_ends(word: np.ndarray) -> np.ndarray:
+    """Where each run of marked bytes ends (exclusive), in order: one per run, so that with
+    one token per run (a word, or `.name` with the dot before its run) `ends - starts` are
+    the tokens' lengths."""
+    marks = word.view(np.uint8)  # compared as bytes: twice as fast as numpy's bools
+    ends = np.flatnonzero(marks[:-1] > marks[1:]) + 1
+    if len(word) and word[-1]:
+        ends = np.append(ends, len(word))
+    return ends
+
+
+def _word_batch(prose: np.ndarray, doc_starts: np.ndarray) -> TokenBatch:
+    """Hashes of the words of prose bytes (word bytes non-zero, see _PROSE)."""
+    return _batch(*_word_hashes(prose), doc_starts)
 
 
 def word_tokens(texts: Sequence[str]) -> TokenBatch:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 
+import numpy as np
 from rapidfuzz.distance import LCSseq
 
 from ..clones.compare import is_near_miss, similarity_percent
@@ -67,12 +68,33 @@ class PreparedDocument:
         return blind_texts(self.tokens)
 
     @cached_property
-    def blind_positions(self) -> dict[tuple[str, ...], list[int]]:
-        positions: dict[tuple[str, ...], list[int]] = {}
-        blind, n = self.blind, ALIGN_NGRAM
-        for i in range(len(blind) - n + 1):
-            positions.setdefault(tuple(blind[i : i + n]), []).append(i)
-        return positions
+    def blind_vocabulary(self) -> dict[str, int]:
+        """A number for each distinct blind-renamed token (a few dozen: keywords, operators,
+        the renamed name and literals)."""
+        vocabulary: dict[str, int] = {}
+        for text in self.blind:
+            vocabulary.setdefault(text, len(vocabulary))
+        return vocabulary
+
+    @cached_property
+    def blind_keys(self) -> np.ndarray:
+        """Each ALIGN_NGRAM-gram of blind tokens as one integer (its tokens' numbers as digits
+        of GRAM_BASE), in order: exact, without a tuple or a dictionary entry per token."""
+        ids = np.array([self.blind_vocabulary[text] for text in self.blind], dtype=np.int64)
+        return _gram_keys(ids, ALIGN_NGRAM)
+
+    def gram_positions(self, grams: set[tuple[str, ...]]) -> list[int]:
+        """Every place where one of the blind ALIGN_NGRAM-grams starts, in order."""
+        if len(self.blind_vocabulary) >= GRAM_BASE:  # too many distinct tokens for a key
+            blind, n = self.blind, ALIGN_NGRAM
+            return [i for i in range(len(blind) - n + 1) if tuple(blind[i : i + n]) in grams]
+        vocabulary = self.blind_vocabulary
+        wanted = [[vocabulary[t] for t in gram] for gram in grams
+                  if all(t in vocabulary for t in gram)]  # fmt: skip
+        if not wanted:
+            return []
+        keys = _gram_keys(np.array(wanted, dtype=np.int64).T, ALIGN_NGRAM)
+        return np.flatnonzero(np.isin(self.blind_keys, keys)).tolist()
 
     @cached_property
     def token_texts(self) -> list[str]:
@@ -89,6 +111,27 @@ class PreparedDocument:
         found = WORD.finditer(self.text.lower())
         start = next(itertools.islice(found, first, None)).start()
         return start, next(itertools.islice(found, last - first - 1, None)).end()
+
+
+GRAM_BASE = 1 << 12
+"""Blind tokens of a document numbered below this make a 5-gram key of 60 bits."""
+
+
+def _gram_keys(ids: np.ndarray, n: int) -> np.ndarray:
+    """Keys of the n-grams of a sequence of token numbers (1-D: every window, in order), or
+    of n-grams given as the n rows of a 2-D array (one column each)."""
+    if ids.ndim == 2:
+        keys = ids[0].copy()
+        for row in ids[1:]:
+            keys = keys * GRAM_BASE + row
+        return keys
+    count = len(ids) - n + 1
+    if count <= 0:
+        return np.empty(0, dtype=np.int64)
+    keys = ids[:count].copy()
+    for k in range(1, n):
+        keys = keys * GRAM_BASE + ids[k : k + count]
+    return keys
 
 
 def grams_at(items: Sequence[str], grams: set[tuple[str, ...]], n: int) -> list[int]:
@@ -134,8 +177,7 @@ def align(canonical: Sequence[Token], document: PreparedDocument) -> Alignment |
     canon_blind = [t.blind for t in canonical]
     n = ALIGN_NGRAM
     grams = {tuple(canon_blind[i : i + n]) for i in range(size - n + 1)}
-    table = document.blind_positions
-    hits = sorted(p for gram in grams for p in table.get(gram, ()))
+    hits = document.gram_positions(grams)
     if not hits:
         return None
     first, last = _densest_region(hits, int(size * 1.5) + n)
