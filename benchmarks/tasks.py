@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -139,6 +140,26 @@ def _jsonl_records(path: Path) -> Iterator[tuple[int, dict]]:
     return parse_jsonl(text, str(path))
 
 
+_KEY = re.compile(r'"\s*:')
+"""Where a key may end: every key of a line matches, so a line with fewer matches than its
+object has keys holds no key twice, and the slower check of every key is skipped."""
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object's dict; a key given twice is refused (not silently the last value)."""
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        seen: set[str] = set()
+        raise _DuplicateKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return record
+
+
 def parse_jsonl(text: str, source: str) -> Iterator[tuple[int, dict]]:
     """(line number, object) for each non-blank line; BenchmarkError names `source:line`."""
     for number, line in enumerate(text.splitlines(), start=1):
@@ -146,10 +167,17 @@ def parse_jsonl(text: str, source: str) -> Iterator[tuple[int, dict]]:
             continue
         try:
             record = json.loads(line)
+            if isinstance(record, dict) and len(_KEY.findall(line)) > len(record):
+                json.loads(line, object_pairs_hook=_unique_keys)  # a key twice? (slow path)
         except RecursionError:
             raise BenchmarkError(
                 f"{source}:{number}: JSON nested too deep; each line must be one JSON object "
                 "of plain fields"
+            ) from None
+        except _DuplicateKey as duplicate:
+            raise BenchmarkError(
+                f"{source}:{number}: key {duplicate.key!r} appears twice in one object, so which "
+                "value is meant is unclear (JSON readers differ: most keep the last); keep one"
             ) from None
         except json.JSONDecodeError as error:
             raise BenchmarkError(

@@ -10,7 +10,7 @@ import click
 from ..errors import UserError
 from ..settings import ANSWER_ROOM, DEFAULT_DOSES, ControlSettings
 from ..signals.registry import signals_help
-from .checks import TEMPERATURE, CheckedPath
+from .checks import TEMPERATURE, CheckedPath, FiniteFloat
 from .options import benchmark_option, config_option, meaning
 
 CONTROL = ControlSettings()
@@ -51,7 +51,8 @@ def _prompts(spec: str | None) -> tuple[str, ...] | None:
               help=meaning("--model", " and contaminates: embedded, or hf:<folder> / a "
                            "folder with a transformers model."))  # fmt: skip
 @benchmark_option
-@click.option("--seed", type=int, default=CONTROL.seed, show_default=True,
+@click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=CONTROL.seed,
+              show_default=True,
               help=meaning("--seed", "; it also decides the split into contaminated and "
                            "held-out halves."))  # fmt: skip
 @click.option("--limit", type=click.IntRange(min=2), help=meaning("--limit", "."))
@@ -61,7 +62,7 @@ def _prompts(spec: str | None) -> tuple[str, ...] | None:
 @click.option("--top-layers", type=click.IntRange(min=1),
               default=CONTROL.finetune.top_layers, show_default=True,
               help="Decoder layers trained, from the top.")  # fmt: skip
-@click.option("--learning-rate", type=click.FloatRange(min=0, min_open=True),
+@click.option("--learning-rate", type=FiniteFloat(0, low_open=True),
               default=CONTROL.finetune.learning_rate,
               show_default=True)  # fmt: skip
 @click.option("-n", "n", type=click.IntRange(min=1), default=CONTROL.n, show_default=True,

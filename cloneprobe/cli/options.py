@@ -179,6 +179,23 @@ def _config_range(ctx: click.Context, path: Path, key: str, value, param: click.
                             "the file") from None  # fmt: skip
 
 
+def _config_parsed(path: Path, key: str, value, param: click.Parameter) -> None:
+    """Values a command parses itself (`--family MODEL=FAMILY`, `--dose NAME=EPOCHS`) are
+    parsed here too, so that a wrong one names the file and the key, not a flag never typed."""
+    values = tuple(value if isinstance(value, list) else [value])
+    if param.name == "families":
+        from cloneprobe.evidence.panel.families import parse_family_options as parse
+    elif param.name == "doses":
+        from .control import _doses as parse
+    else:
+        return
+    try:
+        parse(values)
+    except UserError as error:
+        reason = str(error).split(": ", 1)[-1]
+        raise UserError(f"{path}: setting {key!r} = {value!r}: {reason}") from None
+
+
 def _is(value, expected: str) -> bool:
     if expected == "true or false":
         return isinstance(value, bool)
@@ -200,16 +217,25 @@ def _load_config(ctx: click.Context, param: click.Parameter, path: Path | None) 
     else:  # pragma: no cover
         import tomli as tomllib
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a BOM (Notepad) is no key
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise UserError(
             f"{path}: cannot read the config ({error}); give a TOML file with an "
             f"[{ctx.info_name}] table"
         ) from error
+    from .checks import note_input
+
+    note_input(ctx, path)
     table = data.get(ctx.info_name, data)
     if not isinstance(table, dict):
         raise UserError(f"{path}: [{ctx.info_name}] is not a table; give `[{ctx.info_name}]` "
                         "followed by key = value lines")  # fmt: skip
+    beside = [key for key, value in data.items() if table is not data
+              and not isinstance(value, dict)]  # fmt: skip
+    if beside:  # read as the command's table alone, they would be ignored in silence
+        raise UserError(f"{path}: setting {beside[0]!r} is at the top, beside the "
+                        f"[{ctx.info_name}] table, which alone is read; move it into "
+                        f"[{ctx.info_name}]")  # fmt: skip
     names = _config_names(ctx.command, param.name)
     defaults = {}
     for key, value in table.items():
@@ -225,6 +251,7 @@ def _load_config(ctx: click.Context, param: click.Parameter, path: Path | None) 
                             f"`--{key}` takes")  # fmt: skip
         _config_value(path, key, value, target)
         _config_range(ctx, path, key, value, target)
+        _config_parsed(path, key, value, target)
         if getattr(target, "multiple", False) and not isinstance(value, list):
             value = [value]
         elif isinstance(value, list) and not getattr(target, "multiple", False):
