@@ -151,3 +151,80 @@ def test_a_scan_refused_for_its_executor_leaves_no_output_folder(tmp_path):
     one_error_line(run("scan", corpus(tmp_path), "--output", tmp_path / "o", "--executor",
                        "slurm"))  # fmt: skip
     assert not (tmp_path / "o").exists()
+
+
+# --- a server that cannot be reached leaves no store made only of its failures -----------------
+
+CLOSED = "http://127.0.0.1:9/v1"
+
+
+def leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("s.sqlite"))
+
+
+@pytest.mark.parametrize("command", ["generate", "audit"])
+def test_a_closed_port_leaves_no_new_store_of_failed_samples(tmp_path, command):
+    line = one_error_line(run(command, "--model", "openai:m", "--base-url", CLOSED, "--limit",
+                              "1", "-n", "1", "--prompts", "original", "--store",
+                              tmp_path / "s.sqlite"))  # fmt: skip
+    assert "failed" in line and CLOSED in line, line
+    assert "which this command made, held nothing else and is removed" in line, line
+    assert leftovers(tmp_path) == []
+
+
+def test_a_closed_port_keeps_a_store_that_existed_with_its_samples(tmp_path):
+    store = filled_store(tmp_path)
+    line = one_error_line(run("generate", "--model", "openai:m", "--base-url", CLOSED,
+                              "--limit", "1", "-n", "1", "--prompts", "original", "--store",
+                              store))  # fmt: skip
+    assert f"the failures are stored in {store} and retried" in line, line
+    with closing(sqlite3.connect(store)) as db:
+        assert db.execute("SELECT count(*) FROM samples WHERE error IS NULL").fetchone() == (1,)
+
+
+def test_a_server_answering_no_choices_is_named_by_its_address(tmp_path):
+    import json
+
+    from openai_test_server import OpenAITestServer
+
+    empty = json.dumps({"id": "x", "object": "text_completion", "created": 1, "model": "m",
+                        "choices": []}).encode()  # fmt: skip
+    with OpenAITestServer() as server:
+        server.answer_next(200, empty)
+        url = server.base_url
+        line = one_error_line(run("generate", "--model", "openai:m", "--base-url", url,
+                                  "--limit", "1", "-n", "1", "--prompts", "original", "--store",
+                                  tmp_path / "s.sqlite"))  # fmt: skip
+    assert f"the server {url} answered with no choices" in line, line
+
+
+# --- Ctrl-C while the commands load ------------------------------------------------------------
+
+INTERRUPTED_IMPORT = """
+import sys
+
+class Interrupting:
+    def find_spec(self, name, path=None, target=None):
+        if name == "cloneprobe.cli.report":  # as if Ctrl-C came while it loads
+            raise KeyboardInterrupt
+
+sys.meta_path.insert(0, Interrupting())
+from cloneprobe.cli import main
+main()
+"""
+
+
+def test_ctrl_c_while_the_commands_load_is_one_line_not_a_traceback(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_IMPORT, "prompts", "--export", str(tmp_path / "p")],
+        capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])},
+    )  # fmt: skip
+    assert result.returncode == 130, result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.startswith("interrupted: while starting"), result.stderr
+    assert not (tmp_path / "p").exists()

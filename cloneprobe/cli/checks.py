@@ -322,7 +322,8 @@ def note_new_store(ctx: click.Context | None, path: Path) -> None:
 
 
 def holds_nothing(path: Path) -> bool:
-    """Whether a store file holds no sample and no live run of another process (a file that is
+    """Whether a store file holds no sample (a failed request's record is none: a server that
+    cannot be reached leaves only those) and no live run of another process (a file that is
     not SQLite holds nothing only when it is empty)."""
     if path.stat().st_size == 0:
         return True
@@ -333,7 +334,8 @@ def holds_nothing(path: Path) -> bool:
     try:
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master "
                                                "WHERE type = 'table'")}  # fmt: skip
-        if "samples" in tables and db.execute("SELECT 1 FROM samples LIMIT 1").fetchone():
+        if "samples" in tables and db.execute("SELECT 1 FROM samples WHERE error IS NULL "
+                                              "LIMIT 1").fetchone():  # fmt: skip
             return False
         if "runs" in tables:
             others = db.execute("SELECT 1 FROM runs WHERE status = 'running' AND "

@@ -172,7 +172,8 @@ class OpenAIBackend(Backend):
                     return GenerationResult(
                         request,
                         latency=time.monotonic() - started,
-                        error="the server returned no choices",
+                        error=f"{_where(self)} answered with no choices (an empty list); "
+                        "check --model, or give the address of a server speaking the OpenAI API",
                     )
                 if wanted > 1 and len(choices) < wanted:
                     self.supports_n = False  # the server ignores n (Ollama): one at a time
