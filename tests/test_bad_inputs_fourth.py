@@ -104,6 +104,16 @@ CASES = {
     "a bigcode file of 165 task lists": (
         lambda t: ["import", write(t / "b.json", "[" + ",".join(['["x"]'] * 165) + "]"), *DET,
                    "--store", t / "s.sqlite"], "b.json: 165 task lists", "give the --benchmark"),
+    # --- names that matched nothing, or the wrong kind of thing ---
+    "report --family for a model the store lacks": (
+        lambda t: ["report", "--store", filled_store(t), "--family", "zz=x"], "--family zz=x",
+        "models there: m"),
+    "control --model of a served model": (
+        lambda t: ["control", "--model", "openai:m", "--output", t / "o"], "--model 'openai:m'",
+        "needs a local model"),
+    "prompts --prompts one Python file": (
+        lambda t: ["prompts", "--prompts", write(t / "0.py", "def f():\n    pass\n")],
+        "0.py", "one Python file, not a set"),
     # --- stores ---
     "a store holding a blob where code belongs": (
         lambda t: ["report", "--store", blob_in_program(t)], "s.sqlite: sample 1 has a bytes",

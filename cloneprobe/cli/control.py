@@ -116,6 +116,11 @@ def control_command(**options) -> None:
       cloneprobe control --model hf:./my-model --dose heavy=10 --top-layers 2
     """
     doses = _doses(options["doses"]) or DEFAULT_DOSES  # checked before the slow imports
+    kind = str(options["model"]).partition(":")[0]
+    if kind == "openai":  # a served model: no weights here to fine-tune
+        raise UserError(f"--model {options['model']!r}: the control fine-tunes the model's "
+                        "weights, so it needs a local model; give embedded, or hf:<folder> "
+                        "(a transformers model)")  # fmt: skip
     from cloneprobe.control.run import run_control
 
     from ..settings import FineTuneSettings
