@@ -11,7 +11,7 @@ from ..errors import UserError
 from ..settings import ANSWER_ROOM, DEFAULT_DOSES, ControlSettings
 from ..signals.registry import signals_help
 from .checks import TEMPERATURE, CheckedPath, FiniteFloat
-from .options import benchmark_option, config_option, meaning
+from .options import benchmark_option, config_option, meaning, option
 
 CONTROL = ControlSettings()
 """The control's own defaults, shown in --help."""
@@ -56,7 +56,7 @@ def _prompts(spec: str | None) -> tuple[str, ...] | None:
               help=meaning("--seed", "; it also decides the split into contaminated and "
                            "held-out halves."))  # fmt: skip
 @click.option("--limit", type=click.IntRange(min=2), help=meaning("--limit", "."))
-@click.option("--dose", "doses", multiple=True, metavar="NAME=EPOCHS",
+@option("--dose", "doses", multiple=True, metavar="NAME=EPOCHS", parse=_doses,
               help="A fine-tuned model per dose (repeat); default "
               + ", ".join(f"{name}={epochs}" for name, epochs in DEFAULT_DOSES) + ".")  # fmt: skip
 @click.option("--top-layers", type=click.IntRange(min=1),

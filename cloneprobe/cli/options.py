@@ -89,9 +89,13 @@ class AliasedOption(click.Option):
             extra["default"] = self.show_default
         return extra
 
-    def __init__(self, *args, old: tuple[str, ...] = (), **kwargs) -> None:
+    def __init__(self, *args, old: tuple[str, ...] = (),
+                 parse: Callable | None = None, **kwargs) -> None:  # fmt: skip
         super().__init__(*args, **kwargs)
         self.old = tuple(old)
+        self.parse = parse
+        """The command's own parser of the values (`--dose NAME=EPOCHS`), run on a config's
+        values too, so that a wrong one is named by the file and the key."""
 
     @property
     def _old_dest(self) -> str:
@@ -122,8 +126,15 @@ class AliasedOption(click.Option):
 
 
 def option(*decls, old: tuple[str, ...] = (), **kwargs) -> Callable:
-    """click.option, with old spellings kept as hidden aliases."""
+    """click.option, with old spellings kept as hidden aliases (and `parse`, the command's
+    parser of the values, see `AliasedOption.parse`)."""
     return click.option(*decls, cls=AliasedOption, old=old, **kwargs)
+
+
+def _parse_families(values):
+    from cloneprobe.evidence.panel.families import parse_family_options
+
+    return parse_family_options(values)
 
 
 # --- config files: click's default_map --------------------------------------------------------
@@ -183,11 +194,8 @@ def _config_parsed(path: Path, key: str, value, param: click.Parameter) -> None:
     """Values a command parses itself (`--family MODEL=FAMILY`, `--dose NAME=EPOCHS`) are
     parsed here too, so that a wrong one names the file and the key, not a flag never typed."""
     values = tuple(value if isinstance(value, list) else [value])
-    if param.name == "families":
-        from cloneprobe.evidence.panel.families import parse_family_options as parse
-    elif param.name == "doses":
-        from .control import _doses as parse
-    else:
+    parse = getattr(param, "parse", None)
+    if parse is None:
         return
     try:
         parse(values)
@@ -422,9 +430,9 @@ report_options = apply([
                  type=click.Path(path_type=Path, dir_okay=False, exists=True), metavar="FILE",
                  help="Sample files of other solvers (any format `import` reads; repeatable): "
                  "independent solutions for the convergence null, each model by its family."),
-    click.option("--family", "families", multiple=True, metavar="MODEL=FAMILY",
-                 help="Name a model's family (repeatable; default: from the model's name). "
-                 "Models of one family never vouch for each other."),
+    option("--family", "families", multiple=True, metavar="MODEL=FAMILY", parse=_parse_families,
+           help="Name a model's family (repeatable; default: from the model's name). "
+           "Models of one family never vouch for each other."),
     click.option("--contamination", "contamination_dir",
                  type=CheckedPath(path_type=Path, file_okay=False),
                  help="A `cloneprobe scan` output folder: split pass@k and the clone evidence "
