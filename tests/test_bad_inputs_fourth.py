@@ -114,6 +114,14 @@ CASES = {
     "prompts --prompts one Python file": (
         lambda t: ["prompts", "--prompts", write(t / "0.py", "def f():\n    pass\n")],
         "0.py", "one Python file, not a set"),
+    "--reference-solutions nested 100,000 deep": (
+        lambda t: ["report", "--store", filled_store(t), "--reference-solutions",
+                   write(t / "r.jsonl", '{"task_id": ' + "[" * 100_000 + "]" * 100_000 + "}\n")],
+        "--reference-solutions", "nested too deep"),
+    "--reference-solutions with a key twice": (
+        lambda t: ["report", "--store", filled_store(t), "--reference-solutions",
+                   jsonl(t / "r.jsonl", '{"task_id": "HumanEval/0", "completion": "x", '
+                         '"completion": "y"}')], "r.jsonl:1: key 'completion'", "appears twice"),
     # --- stores ---
     "a store holding a blob where code belongs": (
         lambda t: ["report", "--store", blob_in_program(t)], "s.sqlite: sample 1 has a bytes",
