@@ -36,6 +36,16 @@ def blob_in_program(tmp: Path) -> Path:
     return store
 
 
+DEEP = '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}"
+
+
+def folder_holding(tmp: Path, name: str, text: str) -> Path:
+    folder = tmp / "out"
+    folder.mkdir()
+    write(folder / name, text)
+    return folder
+
+
 def dangling(tmp: Path, name: str) -> Path:
     link = tmp / name
     link.symlink_to(tmp / "gone")
@@ -122,6 +132,21 @@ CASES = {
         lambda t: ["report", "--store", filled_store(t), "--reference-solutions",
                    jsonl(t / "r.jsonl", '{"task_id": "HumanEval/0", "completion": "x", '
                          '"completion": "y"}')], "r.jsonl:1: key 'completion'", "appears twice"),
+    "--control whose control.json is nested 100,000 deep": (
+        lambda t: ["report", "--store", filled_store(t), "--control",
+                   folder_holding(t, "control.json", DEEP)], "--control", "control.json"),
+    "--contamination whose summary.json is nested 100,000 deep": (
+        lambda t: ["report", "--store", filled_store(t), "--contamination",
+                   folder_holding(t, "summary.json", DEEP)], "summary.json",
+        "cannot read the scan summary"),
+    "--contamination whose summary.json is a list": (
+        lambda t: ["report", "--store", filled_store(t), "--contamination",
+                   folder_holding(t, "summary.json", "[]")], "summary.json",
+        "not a scan summary"),
+    "--contamination whose summary.json has no tasks found": (
+        lambda t: ["report", "--store", filled_store(t), "--contamination",
+                   folder_holding(t, "summary.json", '{"x": 1}')], "summary.json",
+        "not a scan summary"),
     # --- stores ---
     "a store holding a blob where code belongs": (
         lambda t: ["report", "--store", blob_in_program(t)], "s.sqlite: sample 1 has a bytes",
