@@ -241,6 +241,21 @@ def test_a_server_answering_no_choices_is_named_by_its_address(tmp_path):
     assert f"the server {url} answered with no choices" in line, line
 
 
+def test_a_server_answering_an_error_with_status_200_is_quoted(tmp_path):
+    import json
+
+    from openai_test_server import OpenAITestServer
+
+    said = json.dumps({"error": {"message": "model m is not loaded", "type": "x"}}).encode()
+    with OpenAITestServer() as server:
+        server.answer_next(200, said)
+        line = one_error_line(run("generate", "--model", "openai:m", "--base-url",
+                                  server.base_url, "--limit", "1", "-n", "1", "--prompts",
+                                  "original", "--store", tmp_path / "s.sqlite"))  # fmt: skip
+        assert len(server.requests) == 1  # not retried: the server said what is wrong
+    assert "an error, not a completion: 'model m is not loaded'" in line, line
+
+
 # --- Ctrl-C while the commands load ------------------------------------------------------------
 
 INTERRUPTED_IMPORT = """
