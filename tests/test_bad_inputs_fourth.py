@@ -147,6 +147,16 @@ CASES = {
         lambda t: ["report", "--store", filled_store(t), "--contamination",
                    folder_holding(t, "summary.json", '{"x": 1}')], "summary.json",
         "not a scan summary"),
+    "--benchmark a store": (lambda t: ["prompts", "--benchmark", filled_store(t)], "s.sqlite",
+                            "a SQLite database (a sample store?), not a benchmark"),
+    "--panel the sample file the command reads (detect)": (
+        lambda t: ["detect", jsonl(t / "g.jsonl", GOOD), *DET, "--store", t / "s.sqlite",
+                   "--panel", t / "g.jsonl"], "--panel", "vouch for themselves"),
+    "--panel the sample file the command reads (audit)": (
+        lambda t: ["audit", jsonl(t / "g.jsonl", GOOD), *DET, "--store", t / "s.sqlite",
+                   "--panel", t / "g.jsonl"], "--panel", "vouch for themselves"),
+    "clones of one folder against itself": (
+        lambda t: ["clones", t, t], "is both SYSTEM_A and SYSTEM_B", "two different"),
     # --- stores ---
     "a store holding a blob where code belongs": (
         lambda t: ["report", "--store", blob_in_program(t)], "s.sqlite: sample 1 has a bytes",

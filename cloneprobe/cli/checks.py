@@ -206,6 +206,13 @@ def check_outputs(options: dict) -> None:
     named report.json, a store, the config) and that is not the store itself."""
     from ..errors import UserError
 
+    given = [*(options.get("inputs") or ()), *(options.get("sample_files") or ())]
+    samples = [Path(p) for p in given if os.path.isfile(p)]
+    for panel in options.get("panel_files") or ():
+        if any(same_file(Path(panel), sample) for sample in samples):
+            raise UserError(f"--panel {panel}: is also a sample file of this command; its "
+                            "samples would vouch for themselves as another solver, so give "
+                            "--panel the files of other models")  # fmt: skip
     if options.get("report_dir") is None:
         return
     folder = Path(options["report_dir"])
