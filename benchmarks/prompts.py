@@ -123,6 +123,12 @@ def load_prompt_set(spec: str, benchmark: Benchmark) -> PromptSet:
     path = Path(spec)
     if path.is_dir():
         return _load_study_folder(path, benchmark)
+    if path.is_file() and path.suffix == ".py":
+        raise BenchmarkError(
+            f"prompt set {spec!r}: one Python file, not a set; a prompt set is a folder of "
+            "<index>.py files (the reference study's layout) or a JSONL of task_id and prompt; "
+            f"give the folder that holds it, {path.parent}"
+        )
     if path.is_file():
         return _load_prompt_jsonl(path, benchmark)
     raise BenchmarkError(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -132,11 +133,35 @@ def _jsonl_records(path: Path) -> Iterator[tuple[int, dict]]:
     except OSError as error:
         raise BenchmarkError(f"{path}: cannot read ({error.strerror}); check the path") from None
     except UnicodeDecodeError as error:
+        if path.read_bytes()[:16] == b"SQLite format 3\x00":  # benchmarks know no stores
+            raise BenchmarkError(f"{path}: a SQLite database (a sample store?), not a benchmark "
+                                 "JSONL; give it with --store, and --benchmark a JSONL of "
+                                 "task_id, prompt, canonical_solution, entry_point") from None
         raise BenchmarkError(
             f"{path}: not UTF-8 text ({error.reason} at byte {error.start}); save the "
             "benchmark as UTF-8 JSONL"
         ) from None
     return parse_jsonl(text, str(path))
+
+
+_KEY = re.compile(r'"\s*:')
+"""Where a key may end: every key of a line matches, so a line with fewer matches than its
+object has keys holds no key twice, and the slower check of every key is skipped."""
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object's dict; a key given twice is refused (not silently the last value)."""
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        seen: set[str] = set()
+        raise _DuplicateKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return record
 
 
 def parse_jsonl(text: str, source: str) -> Iterator[tuple[int, dict]]:
@@ -146,10 +171,17 @@ def parse_jsonl(text: str, source: str) -> Iterator[tuple[int, dict]]:
             continue
         try:
             record = json.loads(line)
+            if isinstance(record, dict) and len(_KEY.findall(line)) > len(record):
+                json.loads(line, object_pairs_hook=_unique_keys)  # a key twice? (slow path)
         except RecursionError:
             raise BenchmarkError(
                 f"{source}:{number}: JSON nested too deep; each line must be one JSON object "
                 "of plain fields"
+            ) from None
+        except _DuplicateKey as duplicate:
+            raise BenchmarkError(
+                f"{source}:{number}: key {duplicate.key!r} appears twice in one object, so which "
+                "value is meant is unclear (JSON readers differ: most keep the last); keep one"
             ) from None
         except json.JSONDecodeError as error:
             raise BenchmarkError(

@@ -231,11 +231,16 @@ def stored_summary(model: str, plan: Plan) -> RunSummary:
 def check_generated(summary: RunSummary, store: SampleStore) -> None:
     """A run that asked and got nothing back is an error, not an empty report."""
     if summary.failed and not summary.generated and not summary.already_stored:
-        raise GenerationError(
-            f"{summary.model}: all {summary.failed} requested samples failed (first error: "
-            f"{summary.first_error}); check the model, --base-url and API key, then run the "
-            f"same command again (the failures are stored in {store.path} and retried)"
-        )
+        failed = (f"{summary.model}: all {summary.failed} requested samples failed (first error: "
+                  f"{summary.first_error}); check the model, --base-url and API key, then run "
+                  "the same command again")  # fmt: skip
+        error = GenerationError(f"{failed} (the failures are stored in {store.path} and "
+                                "retried)")  # fmt: skip
+        # a store this command made holds nothing else, so the command removes it again
+        error.store = Path(os.path.abspath(store.path))
+        error.if_store_removed = (f"{failed} ({store.path}, which this command made, held "
+                                  "nothing else and is removed)")  # fmt: skip
+        raise error
 
 
 @contextmanager

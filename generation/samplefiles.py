@@ -107,6 +107,12 @@ def read_sample_file(
         records = _jsonl_records(path, text)
     samples, seen_index, taken = [], {}, {}
     for where, record in records:
+        if record.get("task_id") is None:
+            raise GenerationError(
+                f"{where}: " + ("its task_id is null" if "task_id" in record else
+                                 f"no task_id (keys: {', '.join(map(str, record)) or 'none'})")
+                + "; give each sample its task_id, e.g. HumanEval/0"
+            )
         found = find_task_id(benchmark, record.get("task_id"))
         task = benchmark.get(found) if found else None
         if task is None:
@@ -418,7 +424,8 @@ def _bigcode_records(path: Path, text: str, benchmark: Benchmark) -> Iterator[tu
         )
     if len(data) > len(benchmark):
         raise GenerationError(
-            f"{path}: {len(data)} task lists, but {benchmark.name} has {len(benchmark)} tasks"
+            f"{path}: {len(data)} task lists, but {benchmark.name} has {len(benchmark)} tasks; "
+            "give the --benchmark the file answers, or a file of one list per task"
         )
     for task, programs in zip(benchmark.tasks, data, strict=False):
         for index, program in enumerate(programs):

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import GenerationError
 from .liveness import Owner, is_alive
 from .storefile import busy, open_for_writing, open_read_only
 
@@ -308,8 +309,28 @@ class SampleStore:
         if where:
             query += " WHERE " + " AND ".join(where)
         query += " ORDER BY model, prompt_set, variant, temperature, task_id, sample_index"
+        names = list(StoredSample.__dataclass_fields__)
+        texts = [names.index(name) for name in _CHECKED_TEXTS]
         for row in self.db.execute(query, params):
+            for index in texts:  # the texts code reads: a blob there fails deep in a parser
+                if type(row[index]) is not str and row[index] is not None:
+                    raise self._damaged_row(row)
             yield StoredSample(*row)
+
+    def _damaged_row(self, row) -> GenerationError:
+        """A row holding a value of the wrong type (a blob where text belongs: edited by hand
+        or by another program), named instead of failing deep inside the detector."""
+        fields = list(StoredSample.__dataclass_fields__)
+        wrong = next(name for name, value in zip(fields, row, strict=True) if value is not None
+                     and not isinstance(value, _COLUMN_KINDS.get(name, object)))  # fmt: skip
+        value, kind = row[fields.index(wrong)], _COLUMN_KINDS[wrong]
+        belongs = "number" if isinstance(kind, tuple) else kind.__name__
+        return GenerationError(
+            f"{self.path}: sample {row[fields.index('id')]} has a {type(value).__name__} value in "
+            f"column {wrong}, where a {belongs} belongs, so the store is "
+            "damaged (edited by hand or by another program); restore it from a copy or give "
+            "another --store"
+        )
 
     def count(self) -> tuple[int, int]:
         """(samples stored without error, samples stored with an error)."""
@@ -318,6 +339,18 @@ class SampleStore:
         ).fetchone()
         return int(row[0] or 0), int(row[1] or 0)
 
+
+_TEXT = ("model", "settings_key", "prompt_set", "variant", "task_id", "mode", "raw",
+         "completion", "program", "form", "finish_reason", "error", "entry_point", "repairs",
+         "unrepairable")  # fmt: skip
+_COLUMN_KINDS: dict[str, type | tuple[type, ...]] = {
+    **dict.fromkeys(_TEXT, str), "temperature": (int, float), "sample_index": int,
+    "prompt_tokens": int, "completion_tokens": int, "latency": (int, float), "run_id": int,
+    "id": int,
+}
+"""What each column of a stored sample must hold (NULL aside)."""
+_CHECKED_TEXTS = ("model", "prompt_set", "variant", "task_id", "raw", "completion", "program")
+"""Columns checked on every row read (the others are named when a checked one is wrong)."""
 
 UNIQUE_COLUMNS = (
     "model", "settings_key", "prompt_set", "variant", "task_id", "temperature", "sample_index",

@@ -100,11 +100,17 @@ def load_summary(path: Path) -> dict:
     """The summary a finished scan left in its output folder."""
     target = path / SUMMARY_FILE if path.is_dir() else path
     try:
-        return json.loads(target.read_text(encoding="utf-8"))
+        summary = json.loads(target.read_text(encoding="utf-8"))
+        found = summary.get("found") if isinstance(summary, dict) else None
+        if not isinstance(found, list) or not all(isinstance(t, str) for t in found):
+            raise ScanError(f"{target}: not a scan summary (no list of the tasks `found`); "
+                            "give the --output folder of a finished `cloneprobe scan`")
+        return summary
     except FileNotFoundError:
         raise ScanError(
             f"{path}: no {SUMMARY_FILE} here; give the --output folder of a finished "
             "`cloneprobe scan`"
         ) from None
-    except (OSError, ValueError) as error:
-        raise ScanError(f"{target}: cannot read the scan summary ({error})") from error
+    except (OSError, ValueError, RecursionError) as error:  # RecursionError: nested too deep
+        raise ScanError(f"{target}: cannot read the scan summary ({error}); give the --output "
+                        "folder of a finished `cloneprobe scan`, or scan again") from error

@@ -130,6 +130,9 @@ def test_the_control_command_runs_end_to_end_and_the_heavy_dose_is_caught(chat_m
         for name in ("perplexity", "min_k"):
             assert scores[name]["available"]
             assert len(scores[name]["contaminated"]) == 4 and len(scores[name]["held_out"]) == 4
+            # each value with its task, so that the per-half plots name their points
+            assert scores[name]["contaminated_tasks"] == contaminated
+            assert scores[name]["held_out_tasks"] == held_out
             assert 0 <= scores[name]["ci_low"] <= scores[name]["auroc"] <= scores[name]["ci_high"]
     # the known answer: twelve epochs on the contaminated half make its canonicals likelier
     assert report["models"]["heavy"]["perplexity"]["auroc"] == 1.0
@@ -159,6 +162,9 @@ def test_the_control_command_runs_end_to_end_and_the_heavy_dose_is_caught(chat_m
     assert "<h2>Positive control</h2>" in page and "combined verdict on the known halves" in page
     assert page.count("roc_plot") == 0 and page.count('aria-label="ROC curves') == 3
     assert 'aria-label="min_k per half"' in page and 'aria-label="min_k_vs_base per half"' in page
+    per_half = page.split('aria-label="min_k per half"')[1].split("</svg>")[0]
+    assert "each dot a task (named on hover)" in per_half
+    assert all(f"<title>{task}" in per_half for task in contaminated + held_out), per_half
     assert page.count("<tr>") > 3 * 8  # the control's tasks, one row each per model
     # and `cloneprobe report --control` puts the same section into an audit's report.html
     audit = tmp_path / "audit"

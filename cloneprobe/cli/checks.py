@@ -23,7 +23,8 @@ class FiniteFloat(click.ParamType):
     def _range(self) -> str:
         low = "-inf" if self.low is None else f"{self.low:g}"
         high = "inf" if self.high is None else f"{self.high:g}"
-        return f"{'(' if self.low_open else '['}{low}, {high}{')' if self.high_open else ']'}"
+        closed = not self.high_open and self.high is not None
+        return f"{'(' if self.low_open else '['}{low}, {high}{']' if closed else ')'}"
 
     def convert(self, value, param, ctx):
         if isinstance(value, float) and math.isfinite(value) and self._inside(value):
@@ -118,7 +119,7 @@ def check_output_file(path: Path, option: str, inputs=()) -> None:
     from ..errors import UserError
 
     check_writable_file(path, option)
-    for source in inputs:
+    for source in [*inputs, *command_inputs(option)]:
         if same_file(path, Path(source)):
             raise UserError(f"{option} {path}: is also this command's input; writing it would "
                             "destroy what is read, so give another file name")  # fmt: skip
@@ -200,9 +201,70 @@ def StorePath(*args, **kwargs) -> FilePath:
 
 
 def check_outputs(options: dict) -> None:
-    """Every output path the options name, before any work is done."""
-    if options.get("report_dir") is not None:
-        check_writable_folder(Path(options["report_dir"]), "--report")
+    """Every output path the options name, before any work is done: a report folder that can
+    be written and whose files would write over none of the command's inputs (a sample file
+    named report.json, a store, the config) and that is not the store itself."""
+    from ..errors import UserError
+
+    given = [*(options.get("inputs") or ()), *(options.get("sample_files") or ())]
+    samples = [Path(p) for p in given if os.path.isfile(p)]
+    for panel in options.get("panel_files") or ():
+        if any(same_file(Path(panel), sample) for sample in samples):
+            raise UserError(f"--panel {panel}: is also a sample file of this command; its "
+                            "samples would vouch for themselves as another solver, so give "
+                            "--panel the files of other models")  # fmt: skip
+    if options.get("report_dir") is None:
+        return
+    folder = Path(options["report_dir"])
+    if folder.is_symlink() and not folder.exists():
+        raise UserError(f"--report {folder}: is a symbolic link that leads nowhere; give a "
+                        "folder for the report files (a new path makes one)")  # fmt: skip
+    store = options.get("store_path")
+    if store is not None and _same_path(folder, Path(store)):
+        raise UserError(f"--report {folder}: is also the --store; give a folder of its own for "
+                        "the report files, e.g. --report report")  # fmt: skip
+    check_writable_folder(folder, "--report")
+    from ..reports.files import REPORT_FILES
+
+    sources = [*command_inputs("--report"), *([Path(store)] if store is not None else [])]
+    for source in sources:
+        for name in sorted(REPORT_FILES):
+            if _same_path(folder / name, Path(source)):
+                raise UserError(
+                    f"--report {folder}: writing {name} there would write over {source}, which "
+                    "this command reads or writes; give another folder for the report"
+                )
+
+
+def _same_path(a: Path, b: Path) -> bool:
+    """Whether two paths name one place (neither needs to exist yet)."""
+    return same_file(a, b) or os.path.abspath(a) == os.path.abspath(b)
+
+
+INPUTS = "cloneprobe.inputs"
+"""Key in the root context's `meta`: files read that are no parameter (the --config file)."""
+
+
+def note_input(ctx: click.Context, path: Path) -> None:
+    """Remember a file the command reads that its parameters do not show (the --config)."""
+    ctx.find_root().meta.setdefault(INPUTS, []).append(Path(path))
+
+
+def command_inputs(output_option: str) -> list[Path]:
+    """The files the running command reads: every existing file its parameters name (sample
+    files, the store, the benchmark, the config, ...) except the output option's own value."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return []
+    found = list(ctx.find_root().meta.get(INPUTS, ()))
+    for param in ctx.command.params:
+        if output_option in param.opts or output_option in getattr(param, "old", ()):
+            continue
+        value = ctx.params.get(param.name)
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(item, (str, Path)) and str(item) and os.path.isfile(item):
+                found.append(Path(item))
+    return found
 
 
 def check_not_being_written(store, path: Path) -> None:
@@ -267,7 +329,8 @@ def note_new_store(ctx: click.Context | None, path: Path) -> None:
 
 
 def holds_nothing(path: Path) -> bool:
-    """Whether a store file holds no sample and no live run of another process (a file that is
+    """Whether a store file holds no sample (a failed request's record is none: a server that
+    cannot be reached leaves only those) and no live run of another process (a file that is
     not SQLite holds nothing only when it is empty)."""
     if path.stat().st_size == 0:
         return True
@@ -278,7 +341,8 @@ def holds_nothing(path: Path) -> bool:
     try:
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master "
                                                "WHERE type = 'table'")}  # fmt: skip
-        if "samples" in tables and db.execute("SELECT 1 FROM samples LIMIT 1").fetchone():
+        if "samples" in tables and db.execute("SELECT 1 FROM samples WHERE error IS NULL "
+                                              "LIMIT 1").fetchone():  # fmt: skip
             return False
         if "runs" in tables:
             others = db.execute("SELECT 1 FROM runs WHERE status = 'running' AND "

@@ -35,9 +35,14 @@ def clones_command(system_a: Path, system_b: Path, as_json: bool, explain: bool,
     import json
 
     from ..clones import find_clones
+    from ..errors import UserError
     from ..reports.clones_text import print_clone_report
+    from .checks import same_file
     from .console import output_console
 
+    if same_file(Path(system_a), Path(system_b)):  # every pair would be a fragment and itself
+        raise UserError(f"{system_a} is both SYSTEM_A and SYSTEM_B; only pairs across the two "
+                        "systems are reported, so give two different files or folders")
     report = find_clones(system_a, system_b, detector_config(options))
     if as_json:
         click.echo(json.dumps(report.to_dict(explain=explain), indent=2))

@@ -10,8 +10,8 @@ import click
 from ..errors import UserError
 from ..settings import ANSWER_ROOM, DEFAULT_DOSES, ControlSettings
 from ..signals.registry import signals_help
-from .checks import TEMPERATURE, CheckedPath
-from .options import benchmark_option, config_option, meaning
+from .checks import TEMPERATURE, CheckedPath, FiniteFloat
+from .options import benchmark_option, config_option, meaning, option
 
 CONTROL = ControlSettings()
 """The control's own defaults, shown in --help."""
@@ -51,17 +51,18 @@ def _prompts(spec: str | None) -> tuple[str, ...] | None:
               help=meaning("--model", " and contaminates: embedded, or hf:<folder> / a "
                            "folder with a transformers model."))  # fmt: skip
 @benchmark_option
-@click.option("--seed", type=int, default=CONTROL.seed, show_default=True,
+@click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=CONTROL.seed,
+              show_default=True,
               help=meaning("--seed", "; it also decides the split into contaminated and "
                            "held-out halves."))  # fmt: skip
 @click.option("--limit", type=click.IntRange(min=2), help=meaning("--limit", "."))
-@click.option("--dose", "doses", multiple=True, metavar="NAME=EPOCHS",
+@option("--dose", "doses", multiple=True, metavar="NAME=EPOCHS", parse=_doses,
               help="A fine-tuned model per dose (repeat); default "
               + ", ".join(f"{name}={epochs}" for name, epochs in DEFAULT_DOSES) + ".")  # fmt: skip
 @click.option("--top-layers", type=click.IntRange(min=1),
               default=CONTROL.finetune.top_layers, show_default=True,
               help="Decoder layers trained, from the top.")  # fmt: skip
-@click.option("--learning-rate", type=click.FloatRange(min=0, min_open=True),
+@click.option("--learning-rate", type=FiniteFloat(0, low_open=True),
               default=CONTROL.finetune.learning_rate,
               show_default=True)  # fmt: skip
 @click.option("-n", "n", type=click.IntRange(min=1), default=CONTROL.n, show_default=True,
@@ -115,6 +116,11 @@ def control_command(**options) -> None:
       cloneprobe control --model hf:./my-model --dose heavy=10 --top-layers 2
     """
     doses = _doses(options["doses"]) or DEFAULT_DOSES  # checked before the slow imports
+    kind = str(options["model"]).partition(":")[0]
+    if kind == "openai":  # a served model: no weights here to fine-tune
+        raise UserError(f"--model {options['model']!r}: the control fine-tunes the model's "
+                        "weights, so it needs a local model; give embedded, or hf:<folder> "
+                        "(a transformers model)")  # fmt: skip
     from cloneprobe.control.run import run_control
 
     from ..settings import FineTuneSettings

@@ -70,10 +70,12 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except USER_ERRORS as error:
-            remove_empty_new_stores(ctx)
+            removed = remove_empty_new_stores(ctx)
             if _debug(ctx):
                 raise
-            _print_error("error", "red", str(error))
+            store = getattr(error, "store", None)
+            message = getattr(error, "if_store_removed", None) if store in removed else None
+            _print_error("error", "red", message or str(error))
             sys.exit(2)
         except click.UsageError as error:
             remove_empty_new_stores(ctx)

@@ -89,9 +89,13 @@ class AliasedOption(click.Option):
             extra["default"] = self.show_default
         return extra
 
-    def __init__(self, *args, old: tuple[str, ...] = (), **kwargs) -> None:
+    def __init__(self, *args, old: tuple[str, ...] = (),
+                 parse: Callable | None = None, **kwargs) -> None:  # fmt: skip
         super().__init__(*args, **kwargs)
         self.old = tuple(old)
+        self.parse = parse
+        """The command's own parser of the values (`--dose NAME=EPOCHS`), run on a config's
+        values too, so that a wrong one is named by the file and the key."""
 
     @property
     def _old_dest(self) -> str:
@@ -122,8 +126,15 @@ class AliasedOption(click.Option):
 
 
 def option(*decls, old: tuple[str, ...] = (), **kwargs) -> Callable:
-    """click.option, with old spellings kept as hidden aliases."""
+    """click.option, with old spellings kept as hidden aliases (and `parse`, the command's
+    parser of the values, see `AliasedOption.parse`)."""
     return click.option(*decls, cls=AliasedOption, old=old, **kwargs)
+
+
+def _parse_families(values):
+    from cloneprobe.evidence.panel.families import parse_family_options
+
+    return parse_family_options(values)
 
 
 # --- config files: click's default_map --------------------------------------------------------
@@ -179,6 +190,20 @@ def _config_range(ctx: click.Context, path: Path, key: str, value, param: click.
                             "the file") from None  # fmt: skip
 
 
+def _config_parsed(path: Path, key: str, value, param: click.Parameter) -> None:
+    """Values a command parses itself (`--family MODEL=FAMILY`, `--dose NAME=EPOCHS`) are
+    parsed here too, so that a wrong one names the file and the key, not a flag never typed."""
+    values = tuple(value if isinstance(value, list) else [value])
+    parse = getattr(param, "parse", None)
+    if parse is None:
+        return
+    try:
+        parse(values)
+    except UserError as error:
+        reason = str(error).split(": ", 1)[-1]
+        raise UserError(f"{path}: setting {key!r} = {value!r}: {reason}") from None
+
+
 def _is(value, expected: str) -> bool:
     if expected == "true or false":
         return isinstance(value, bool)
@@ -200,16 +225,25 @@ def _load_config(ctx: click.Context, param: click.Parameter, path: Path | None) 
     else:  # pragma: no cover
         import tomli as tomllib
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a BOM (Notepad) is no key
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise UserError(
             f"{path}: cannot read the config ({error}); give a TOML file with an "
             f"[{ctx.info_name}] table"
         ) from error
+    from .checks import note_input
+
+    note_input(ctx, path)
     table = data.get(ctx.info_name, data)
     if not isinstance(table, dict):
         raise UserError(f"{path}: [{ctx.info_name}] is not a table; give `[{ctx.info_name}]` "
                         "followed by key = value lines")  # fmt: skip
+    beside = [key for key, value in data.items() if table is not data
+              and not isinstance(value, dict)]  # fmt: skip
+    if beside:  # read as the command's table alone, they would be ignored in silence
+        raise UserError(f"{path}: setting {beside[0]!r} is at the top, beside the "
+                        f"[{ctx.info_name}] table, which alone is read; move it into "
+                        f"[{ctx.info_name}]")  # fmt: skip
     names = _config_names(ctx.command, param.name)
     defaults = {}
     for key, value in table.items():
@@ -225,6 +259,7 @@ def _load_config(ctx: click.Context, param: click.Parameter, path: Path | None) 
                             f"`--{key}` takes")  # fmt: skip
         _config_value(path, key, value, target)
         _config_range(ctx, path, key, value, target)
+        _config_parsed(path, key, value, target)
         if getattr(target, "multiple", False) and not isinstance(value, list):
             value = [value]
         elif isinstance(value, list) and not getattr(target, "multiple", False):
@@ -395,9 +430,9 @@ report_options = apply([
                  type=click.Path(path_type=Path, dir_okay=False, exists=True), metavar="FILE",
                  help="Sample files of other solvers (any format `import` reads; repeatable): "
                  "independent solutions for the convergence null, each model by its family."),
-    click.option("--family", "families", multiple=True, metavar="MODEL=FAMILY",
-                 help="Name a model's family (repeatable; default: from the model's name). "
-                 "Models of one family never vouch for each other."),
+    option("--family", "families", multiple=True, metavar="MODEL=FAMILY", parse=_parse_families,
+           help="Name a model's family (repeatable; default: from the model's name). "
+           "Models of one family never vouch for each other."),
     click.option("--contamination", "contamination_dir",
                  type=CheckedPath(path_type=Path, file_okay=False),
                  help="A `cloneprobe scan` output folder: split pass@k and the clone evidence "

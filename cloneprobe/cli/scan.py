@@ -9,6 +9,7 @@ import click
 from ..errors import UserError
 from ..scan.executors import ExecutorSettings
 from ..scan.readers import CorpusSettings
+from .checks import FiniteFloat
 from .options import benchmark_option, config_option, meaning, option
 
 CORPUS = CorpusSettings(path="")
@@ -73,7 +74,7 @@ def check_scan_output(output: str, corpora) -> None:
 @click.option("--cpus-per-task", type=click.IntRange(min=1), default=EXECUTOR.cpus_per_task,
               show_default=True,
               help="CPUs reserved per rank (slurm, ray).")
-@click.option("--mem-per-cpu-gb", type=click.FloatRange(min=0.1),
+@click.option("--mem-per-cpu-gb", type=FiniteFloat(0.1),
               default=float(EXECUTOR.mem_per_cpu_gb),
               show_default=True, help="Memory reserved per CPU (slurm, ray).")
 @click.option("--env-command",
@@ -104,6 +105,12 @@ def scan_command(corpora, output, corpus_format, text_field, id_field, group_fie
     from ..scan.runner import ScanSettings, run_scan
     from .console import error_console, output_console
 
+    if glob_pattern is not None and not glob_pattern.strip():
+        raise UserError(f"--glob {glob_pattern!r}: an empty pattern matches no file; give a "
+                        "pattern such as **/*.jsonl, or leave --glob out for the format's own")
+    if executor == "slurm" and not partition:
+        raise UserError("--executor slurm needs --partition (the Slurm partition to use); give "
+                        "--partition NAME")  # fmt: skip
     check_scan_output(output, corpora)
     if limit == 0 or limit < -1:
         raise UserError(f"--max-docs {limit}: give a number of documents of at least 1, or -1 "

@@ -132,7 +132,8 @@ def clone_scores(entry: dict) -> dict[str, float]:
 
 
 def separations(per_task, contaminated, held_out, signal_names, signals, resamples) -> dict:
-    """Per score: AUROC and interval, the scores of each half (for the plots), the ROC. Scores
+    """Per score: AUROC and interval, the scores of each half with their task ids (for the
+    plots, which name each point), the ROC. Scores
     are the clone shares per profile, every signal (oriented: higher is more memorization-
     like) and, for fine-tuned models, every likelihood signal relative to the base model."""
     scores: dict[str, dict[str, float]] = {}
@@ -157,14 +158,17 @@ def separations(per_task, contaminated, held_out, signal_names, signals, resampl
                 scores.setdefault(name + RELATIVE_SUFFIX, {})[task_id] = value
     out = {}
     for name, by_task in scores.items():
-        positives = [by_task[t] for t in contaminated if t in by_task]
-        negatives = [by_task[t] for t in held_out if t in by_task]
+        positive_ids = [t for t in contaminated if t in by_task]
+        negative_ids = [t for t in held_out if t in by_task]
+        positives = [by_task[t] for t in positive_ids]
+        negatives = [by_task[t] for t in negative_ids]
         if not positives or not negatives:
             out[name] = {"available": False, "reason": reasons.get(name, "no scores")}
             continue
         measured = separation(positives, negatives, resamples)
         entry = {"available": True, **measured.to_dict(),
                  "contaminated": positives, "held_out": negatives,
+                 "contaminated_tasks": positive_ids, "held_out_tasks": negative_ids,
                  "roc": roc_points(positives, negatives)}  # fmt: skip
         if name.startswith("clone_"):
             entry["rate_contaminated"] = sum(v > 0 for v in positives) / len(positives)

@@ -16,7 +16,7 @@ def load_control(folder: Path, option: str = "--control") -> dict:
     path = folder / "control.json"
     try:
         control = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, RecursionError) as error:  # JSON nested too deep: Recursion
         raise UserError(
             f"{given}: cannot read {path} ({error}); give the --output folder of a "
             "finished `cloneprobe control`"

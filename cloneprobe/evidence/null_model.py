@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import json
 from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -129,16 +128,15 @@ def load_reference_solutions(path: Path, benchmark: Benchmark) -> dict[str, list
     if not text.strip():
         raise ReferencesError(f"--reference-solutions {path}: the file is empty; give one "
                               "line of task_id and solution per reference solution")
+    from ..benchmarks.tasks import parse_jsonl
+
     programs: dict[str, list[str]] = defaultdict(list)
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise ReferencesError(f"{path}:{number}: not JSON ({error.msg}); give one object "
-                                 "per line") from error  # fmt: skip
-        task = benchmark.get(str(record.get("task_id"))) if isinstance(record, dict) else None
+    try:
+        records = list(parse_jsonl(text, str(path)))  # nested too deep, a key twice: named
+    except BenchmarkError as error:
+        raise ReferencesError(f"--reference-solutions {error}") from None
+    for number, record in records:
+        task = benchmark.get(str(record.get("task_id")))
         if task is None:
             raise ReferencesError(f"{path}:{number}: unknown or missing task_id; give a task "
                                  f"of {benchmark.name}")  # fmt: skip

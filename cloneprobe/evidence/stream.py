@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from math import ceil
 
 from cloneprobe.benchmarks.selection import task_order
+from cloneprobe.errors import UserError
 
 from .null_model import (
     CHANCE_POOL,
@@ -79,7 +80,11 @@ class StreamedEvidence:
         self.convergence_rule: ConvergenceRule = settings.convergence
         self.families = dict(settings.families or ())
         self.panel = shipped_panel() if canonicals.benchmark.name == "humaneval" else None
-        self.file_solvers = panel_file_solvers(canonicals, settings, self.families)
+        panel_models: set[str] = set()
+        self.file_solvers = panel_file_solvers(canonicals, settings, self.families, panel_models)
+        store = getattr(samples, "store", None)
+        if self.families and store is not None:
+            check_named_families(self.families, store, panel_models)
         self.chance = chance_rates(canonicals, settings, bounded_chance_pool(samples))
         self.references: dict[str, tuple] = {}
         if settings.reference_solutions is not None:
@@ -236,9 +241,23 @@ class StreamedEvidence:
                     "families_named": self.families}}  # fmt: skip
 
 
-def panel_file_solvers(canonicals, settings, families: dict) -> dict[str, list[Solver]]:
+def check_named_families(families: dict, store, panel_models: set[str]) -> None:
+    """A `--family MODEL=FAMILY` whose model is neither in the store nor in a --panel file
+    would change nothing (a misspelt name): refused, naming the models there are."""
+    held = {row[0] for row in store.db.execute("SELECT DISTINCT model FROM samples")}
+    unknown = sorted(set(families) - held - panel_models)
+    if unknown:
+        there = ", ".join(sorted(held | panel_models)[:8]) or "none"
+        raise UserError(f"--family {unknown[0]}={families[unknown[0]]}: no model "
+                        f"{unknown[0]!r} in {store.path} or the --panel files (models there: "
+                        f"{there}); give the model's name as they spell it")  # fmt: skip
+
+
+def panel_file_solvers(canonicals, settings, families: dict,
+                       models: set[str] | None = None) -> dict[str, list[Solver]]:  # fmt: skip
     """Per task, the solvers of the sample files given with --panel (any format `import`
-    reads), one per model of a file, measured like the shipped panel."""
+    reads), one per model of a file, measured like the shipped panel (their models are added
+    to `models`)."""
     from ..benchmarks import load_prompt_set
     from ..generation.samplefiles import ImportDefaults, read_sample_file
     from .null_model import reference_features
@@ -252,6 +271,8 @@ def panel_file_solvers(canonicals, settings, families: dict) -> dict[str, list[S
         by_model: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
         for sample in samples:
             by_model[sample.model][sample.task_id].append(sample.program or "")
+        if models is not None:
+            models.update(by_model)
         for model, programs in by_model.items():
             for task_id, features in reference_features(canonicals, programs).items():
                 closeness = tuple((f.verbatim, f.structure) for f in features if f.tokens > 0)

@@ -84,17 +84,29 @@ def distribution_plots(report: dict) -> list[str]:
         names += [n for n in scores if n.endswith("_vs_base") and n not in names]
     plots = []
     for name in names:
-        rows = []
+        rows, ids = [], []
         for model, scores in report["models"].items():
             s = scores.get(name) or {}
             if s.get("available"):
                 rows += [(f"{model} contaminated", s["contaminated"]),
                          (f"{model} held out", s["held_out"])]  # fmt: skip
+                ids += [_task_ids(s, "contaminated"), _task_ids(s, "held_out")]
         if rows:
             axis = f"{name} (oriented: higher is more memorization-like)"
             colours = [HALF_COLOURS[i % 2] for i in range(len(rows))]
-            plots.append(strip_plot(f"{name} per half", rows, axis, colours=colours))
+            named = ids if all(n is not None for n in ids) else None
+            plots.append(strip_plot(f"{name} per half", rows, axis, colours=colours,
+                                    names=named))  # fmt: skip
     return [p for p in plots if p]
+
+
+def _task_ids(score: dict, half: str) -> list[str] | None:
+    """The task of each value of a half (control.json written before they were kept: None,
+    and the plot's points go unnamed)."""
+    ids = score.get(f"{half}_tasks")
+    if isinstance(ids, list) and len(ids) == len(score[half]):
+        return [str(i) for i in ids]
+    return None
 
 
 def task_rows(report: dict) -> list[list[str]]:

@@ -172,7 +172,8 @@ class OpenAIBackend(Backend):
                     return GenerationResult(
                         request,
                         latency=time.monotonic() - started,
-                        error="the server returned no choices",
+                        error=f"{_where(self)} answered with no choices (an empty list); "
+                        "check --model, or give the address of a server speaking the OpenAI API",
                     )
                 if wanted > 1 and len(choices) < wanted:
                     self.supports_n = False  # the server ignores n (Ollama): one at a time
@@ -317,6 +318,10 @@ def read_answer(body: bytes, mode: str) -> tuple[list[tuple[str, str]], tuple[in
         raise MalformedAnswer(f"not a completion: {shown!r}") from None
     choices = answer.get("choices") if isinstance(answer, dict) else None
     if not isinstance(choices, list):
+        error = answer.get("error") if isinstance(answer, dict) else None
+        said = error.get("message") if isinstance(error, dict) else error
+        if isinstance(said, str) and said:  # an error sent with 200 (some proxies do)
+            raise MalformedAnswer(f"an error, not a completion: {said[:200]!r}")
         shown = answer if isinstance(answer, (str, type(None))) else type(answer).__name__
         raise MalformedAnswer(f"not a completion: {str(shown)[:60]!r}")
     field = "content" if mode == "chat" else "text"
