@@ -11,13 +11,13 @@ from openai_test_server import OpenAITestServer, count_words, counting_responder
 
 from cloneprobe.generation.backends.base import GenerationRequest, GenerationResult
 from cloneprobe.generation.backends.openai_backend import OpenAIBackend
-from cloneprobe.generation.backends.openai_http import aiohttp_client_class
+from cloneprobe.generation.backends.openai_http import aiohttp_installed
 
 PROMPT = 'def add(a, b):\n    """Add two numbers."""\n'
 BODY = "    return a + b\n"
 SECRET = "sk-test-SECRET-123"
 TRANSPORTS = ["httpx", pytest.param("aiohttp", marks=pytest.mark.skipif(
-    aiohttp_client_class() is None, reason="aiohttp or the SDK's aiohttp client missing"))]
+    not aiohttp_installed(), reason="aiohttp missing"))]
 
 
 def make_request(n=1, mode="completion", key=0, seed=None, max_new_tokens=64):
