@@ -147,8 +147,8 @@ class AiohttpPoster:
         import aiohttp
 
         session = self._session()
-        method, url, data, headers = "POST", self.base + path + self.query, orjson.dumps(body), \
-            self.headers  # fmt: skip
+        method, url, headers = "POST", self.base + path + self.query, self.headers
+        data: bytes | None = orjson.dumps(body)
         for _ in range(MAX_REDIRECTS + 1):
             try:
                 async with session.request(method, url, data=data, headers=headers,
@@ -165,17 +165,19 @@ class AiohttpPoster:
             if 200 <= status < 300:
                 return content
             if status in REDIRECTS and location:
-                method, url, data, headers = self._redirect(status, method, url, location,
-                                                            data, headers)  # fmt: skip
+                method, url, data, headers = self._redirect(
+                    status, method, url, location, data, headers
+                )
                 continue
             http = http_module()
-            raise self.sdk._make_status_error_from_response(
-                http.Response(status, headers=raw_headers, content=content,
-                              request=http.Request(method, url))  # fmt: skip
+            answer = http.Response(
+                status, headers=raw_headers, content=content, request=http.Request(method, url)
             )
+            raise self.sdk._make_status_error_from_response(answer)
         raise openai.APIConnectionError(
-            message=f"more than {MAX_REDIRECTS} redirects", request=http_module().Request(
-                method, url))  # fmt: skip
+            message=f"more than {MAX_REDIRECTS} redirects",
+            request=http_module().Request(method, url),
+        )
 
     def _redirect(self, status, method, url, location, data, headers):
         """The request a redirect asks for, as httpx makes it."""
@@ -218,4 +220,3 @@ class Slots:
             yield self.posters[slot * len(self.posters) // self.concurrency]
         finally:
             self.free.put_nowait(slot)
-
