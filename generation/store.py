@@ -13,6 +13,7 @@ as interrupted and its claims are released. The tables and migrations are in `st
 from __future__ import annotations
 
 import json
+import operator
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator
@@ -232,23 +233,11 @@ class SampleStore:
         """Store samples in one transaction; a stored sample is replaced only if it had failed
         (so a retry fills it) and never duplicated. Returns how many rows were written."""
         now = time.time()
-        rows = [
-            tuple(now if c == "created_at" else getattr(s, c) for c in SAMPLE_COLUMNS)
-            for s in samples
-        ]
-        placeholders = ", ".join("?" for _ in SAMPLE_COLUMNS)
-        updates = ", ".join(
-            f"{c} = excluded.{c}" for c in SAMPLE_COLUMNS if c not in UNIQUE_COLUMNS
-        )
+        rows = [(*_sample_values(s), now) for s in samples]
         if not rows:
             return 0
         with self.db:
-            cursor = self.db.executemany(
-                f"INSERT INTO samples ({', '.join(SAMPLE_COLUMNS)}) VALUES ({placeholders}) "
-                f"ON CONFLICT ({', '.join(UNIQUE_COLUMNS)}) DO UPDATE SET {updates} "
-                "WHERE samples.error IS NOT NULL",
-                rows,
-            )
+            cursor = self.db.executemany(_INSERT_SAMPLES, rows)
         return cursor.rowcount
 
     def first_different(self, samples: Iterable[StoredSample]) -> tuple[StoredSample, str] | None:
@@ -322,3 +311,13 @@ class SampleStore:
 UNIQUE_COLUMNS = (
     "model", "settings_key", "prompt_set", "variant", "task_id", "temperature", "sample_index",
 )  # fmt: skip
+_GIVEN = tuple(c for c in SAMPLE_COLUMNS if c != "created_at")
+_sample_values = operator.attrgetter(*_GIVEN)
+"""A sample's values of the columns it gives (all but created_at), in one call."""
+_INSERT_SAMPLES = (
+    f"INSERT INTO samples ({', '.join(_GIVEN)}, created_at) "
+    f"VALUES ({', '.join('?' for _ in SAMPLE_COLUMNS)}) "
+    f"ON CONFLICT ({', '.join(UNIQUE_COLUMNS)}) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in SAMPLE_COLUMNS if c not in UNIQUE_COLUMNS)
+    + " WHERE samples.error IS NOT NULL"
+)

@@ -49,7 +49,8 @@ SERVE = """
 import sys, time
 sys.path.insert(0, sys.argv[1])
 from openai_test_server import OpenAITestServer
-with OpenAITestServer(latency=float(sys.argv[2]), n_mode=sys.argv[3]) as server:
+with OpenAITestServer(latency=float(sys.argv[2]), n_mode=sys.argv[3],
+                      threads=int(sys.argv[4])) as server:
     print(server.base_url, flush=True)
     sys.stdin.read()
     print(len(server.requests), time.process_time(), flush=True)
@@ -59,13 +60,15 @@ BATCH_TARGET = 3.0
 
 
 @contextlib.contextmanager
-def test_server(latency: float, n_mode: str):
+def test_server(latency: float, n_mode: str, threads: int):
     """The local OpenAI-compatible test server (it lives with the tests) in its own process,
-    so that its request handling does not compete with the client for the interpreter.
+    so that its request handling does not compete with the client for the interpreter, with
+    `threads` handler threads started before the clock (a thread started per connect made a
+    burst of 128 connects wait on the server).
     Yields (base URL, a list that receives the request count and the server's CPU seconds
     when it stops)."""
     process = subprocess.Popen(
-        [sys.executable, "-c", SERVE, str(TESTS), str(latency), n_mode],
+        [sys.executable, "-c", SERVE, str(TESTS), str(latency), n_mode, str(threads)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -97,7 +100,7 @@ def api_run(tasks: int, samples: int, concurrency: int, latency: float, n_mode: 
     task_ids = frozenset(t.task_id for t in benchmark.tasks[:tasks])
     plan = Plan([original], benchmark, [0.8], samples, SamplingSettings(), task_ids)
     with (
-        test_server(latency, n_mode) as (base_url, ended),
+        test_server(latency, n_mode, concurrency + 16) as (base_url, ended),
         tempfile.TemporaryDirectory() as folder,
         SampleStore(Path(folder) / "store.sqlite") as store,
     ):

@@ -43,6 +43,7 @@ class MalformedAnswer(ValueError):
 
 class OpenAIBackend(Backend):
     default_mode = "completion"
+    signals_bursts = True
 
     def __init__(
         self,
@@ -94,7 +95,8 @@ class OpenAIBackend(Backend):
     def generate(self, requests: Sequence[GenerationRequest], on_result: OnResult) -> None:
         """The requests run on an event loop in a thread of their own; each result is handed
         to `on_result` in the calling thread, so storing a result (repairing its samples, a
-        SQLite commit) never holds up the next request, and the store stays in its thread."""
+        SQLite commit) never holds up the next request, and the store stays in its thread;
+        the results that are ready are handed over in one burst, then `on_result.flush()`."""
         finished: queue.SimpleQueue = queue.SimpleQueue()
         loop = asyncio.new_event_loop()
         main = loop.create_task(self._generate_all(requests, finished.put))
@@ -102,14 +104,21 @@ class OpenAIBackend(Backend):
             target=_run_loop, args=(loop, main, finished.put), name="openai-requests"
         )
         thread.start()
+        flush = getattr(on_result, "flush", None)
         delivered = 0
         try:
             while delivered < len(requests):
                 result = finished.get()
-                if isinstance(result, BaseException):
-                    raise result
-                delivered += 1
-                on_result(result)
+                while True:  # a burst: every result that is ready, then one flush
+                    if isinstance(result, BaseException):
+                        raise result
+                    delivered += 1
+                    on_result(result)
+                    if delivered == len(requests) or finished.empty():
+                        break
+                    result = finished.get()
+                if flush is not None:
+                    flush()
         finally:
             # interrupted, or on_result failed: stop asking (after the last result the loop
             # is closing its connections, which a cancel would cut short)
