@@ -337,3 +337,30 @@ def test_each_transport_tells_a_refused_connection_from_a_timeout(transport):
     # refused at once, not retried as if the server were slow
     assert refused.error.startswith("Connection to the server http://127.0.0.1:9/v1 failed")
     assert "within --timeout 0.5 s" in slow.error
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_redirect_on_the_same_server_is_followed_with_the_body_and_the_key(transport):
+    with OpenAITestServer(body_responder) as server:
+        moved = server.base_url.replace("/v1", "/v1/completions")
+        server.answer_next(307, b"", headers={"Location": moved})
+        backend = make_backend(server, api_key=SECRET)
+        backend.transport = transport
+        [result] = generate(backend, [make_request()])
+        first, second = server.requests
+    assert result.error is None and result.texts == [BODY]
+    assert second["method"] == "POST" and second["json"] == first["json"]
+    assert second["headers"]["Authorization"] == f"Bearer {SECRET}"
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_redirect_to_another_server_does_not_take_the_api_key_along(transport):
+    with OpenAITestServer(body_responder) as elsewhere, OpenAITestServer() as server:
+        server.answer_next(307, b"", headers={"Location": f"{elsewhere.base_url}/completions"})
+        backend = make_backend(server, api_key=SECRET)
+        backend.transport = transport
+        [result] = generate(backend, [make_request()])
+        [followed] = elsewhere.requests
+    assert result.error is None and result.texts == [BODY]
+    assert followed["json"]["prompt"] == PROMPT
+    assert "Authorization" not in followed["headers"]
