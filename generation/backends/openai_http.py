@@ -127,13 +127,13 @@ class AiohttpPoster:
         import aiohttp
 
         if self.session is None:
-            from aiohttp.helpers import get_env_proxy_for_url
-            from yarl import URL
-
             # HTTP(S)_PROXY and NO_PROXY as the SDK's client honours them, looked up once:
             # the session's own `trust_env` looks them (and ~/.netrc) up in a thread for
             # every request
-            with contextlib.suppress(LookupError, ValueError):
+            with contextlib.suppress(LookupError, ValueError, ImportError):
+                from aiohttp.helpers import get_env_proxy_for_url
+                from yarl import URL
+
                 self.proxy = get_env_proxy_for_url(URL(self.base))
             self.session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(limit=self.concurrency, ssl=tls_context()),
