@@ -144,7 +144,11 @@ def api_run_in(tree: Path | None, args, concurrency: int, n_mode: str) -> dict:
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
     if done.returncode:
         raise RuntimeError(f"measurement failed: {done.stderr[-2000:]}")
-    return json.loads(done.stdout)
+    run = json.loads(done.stdout)
+    expected = (tree or HERE.parent.parent).resolve()
+    if Path(run["code"]) != expected:
+        raise RuntimeError(f"measured the code in {run['code']}, not {expected}")
+    return run
 
 
 def embedded_run(prompts: int, max_new_tokens: int, batch_size: int) -> dict:
@@ -185,7 +189,7 @@ def baseline_tree(baseline: str | None):
         yield None if baseline is None else Path(baseline)
         return
     with tempfile.TemporaryDirectory() as folder:
-        archive = subprocess.run(["git", "-C", str(HERE.parent), "archive", baseline],
+        archive = subprocess.run(["git", "-C", str(HERE.parent.parent), "archive", baseline],
                                  capture_output=True, check=True).stdout  # fmt: skip
         subprocess.run(["tar", "-x", "-C", folder], input=archive, check=True)
         yield Path(folder)
