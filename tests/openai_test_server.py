@@ -148,6 +148,8 @@ class _PooledServer(_Server):
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as httpx (the openai SDK) expects
     disable_nagle_algorithm = True  # no delayed-ACK stalls between headers and body
+    wbufsize = -1  # an answer's headers and body leave in one write (its flush), as a real
+    # server sends them, not one system call and packet each
     server: _Server
 
     def log_message(self, format, *args):  # quiet
