@@ -114,6 +114,9 @@ class OpenAIBackend(Backend):
                         raise result
                     delivered += 1
                     on_result(result)
+                    # the requests' thread may take the interpreter now, not after the switch
+                    # interval (5 ms): a freed slot's next request waits on it meanwhile
+                    time.sleep(0)
                     if delivered == len(requests) or finished.empty():
                         break
                     result = finished.get()
