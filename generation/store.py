@@ -1,13 +1,15 @@
 """The sample store: one SQLite file (WAL) of runs and samples.
 
 A sample is identified by (model, settings key, prompt set, variant, task, temperature, index);
-a plan asks for such identities and a run fills only the ones missing. Each result is committed
-as it arrives, so a crash, SIGKILL or Ctrl-C loses at most the requests in flight, and the
-unique key means nothing is ever stored twice. A failed sample is stored with its error and is
-retried (replaced) by the next run. A run claims the samples it will generate (rows in
-`claims`), so two commands running one plan at once never generate the same sample; a run
-records its owner (pid, start time, host) and a heartbeat, so one killed mid-way is recognised
-as interrupted and its claims are released. The tables and migrations are in `storefile.py`.
+a plan asks for such identities and a run fills only the ones missing. Results are committed as
+they arrive (a burst the backend hands over together in one transaction, `runner._Writer`), so
+Ctrl-C loses at most the requests in flight, a crash or SIGKILL at most those and one burst held
+(1000 samples or 1 s), and the unique key means nothing is ever stored twice. A failed sample
+is stored with its error and is retried (replaced) by the next run. A run claims the samples it
+will generate (rows in `claims`), so two commands running one plan at once never generate the
+same sample; a run records its owner (pid, start time, host) and a heartbeat, so one killed
+mid-way is recognised as interrupted and its claims are released. The tables and migrations
+are in `storefile.py`.
 """
 
 from __future__ import annotations
