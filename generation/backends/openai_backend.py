@@ -109,8 +109,11 @@ class OpenAIBackend(Backend):
         delivered = 0
         # the objects from before the run (the SDK, aiohttp, the benchmark: about 100,000)
         # are left out of the collector's full passes while the requests run: a pass walked
-        # them all in 47 ms, every request in flight stalled meanwhile
-        gc.freeze()
+        # them all in 47 ms, every request in flight stalled meanwhile (a caller that froze
+        # objects itself keeps them frozen)
+        freezing = gc.get_freeze_count() == 0
+        if freezing:
+            gc.freeze()
         try:
             while delivered < len(requests):
                 result = finished.get()
@@ -134,7 +137,8 @@ class OpenAIBackend(Backend):
                 with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
                     loop.call_soon_threadsafe(main.cancel)
             thread.join()
-            gc.unfreeze()
+            if freezing:
+                gc.unfreeze()
 
     async def _generate_all(self, requests, deliver: OnResult) -> None:
         base_url, query = _split_query(self.base_url)
