@@ -3,7 +3,7 @@ generation.
 
     python3 perf/generation_throughput.py [--tasks 164] [--samples 20] [--concurrency 32 128]
                                           [--n-modes openai refuse] [--latency 0.2]
-                                          [--rounds 3] [--baseline PATH]
+                                          [--rounds 3] [--baseline PATH|REV]
                                           [--embedded-prompts 16] [--json]
 
 API: the plan (tasks x samples) runs through the real runner, OpenAI backend and SQLite store
