@@ -152,14 +152,15 @@ def run_plan(
     counts = {"ok": 0, "failed": 0, "prompt_tokens": 0, "completion_tokens": 0}
     errors: list[str] = []
     started = time.monotonic()
+    writer = _Writer(store, run_id, held=backend.signals_bursts)
+    settings_key = settings.key
 
     def on_result(result: GenerationResult) -> None:
         rows = [
             replace(row, error=redact(row.error)) if row.error else row
-            for row in _samples(model, run_id, settings, result)
+            for row in _samples(model, run_id, settings, settings_key, result)
         ]
-        store.add(rows)
-        store.beat(run_id)
+        writer.add(rows)
         failed = sum(1 for row in rows if row.error)
         errors.extend(row.error for row in rows[:1] if row.error)
         counts["ok"] += len(rows) - failed
@@ -169,6 +170,7 @@ def run_plan(
         if progress:
             progress(already, counts["ok"], counts["failed"])
 
+    on_result.flush = writer.flush  # type: ignore[attr-defined]  # the backend's bursts
     elsewhere = len(wanted) - len(claimed)
     already = plan.total - len(wanted)
     if progress:
@@ -179,7 +181,10 @@ def run_plan(
             backend.generate(requests, on_result)
         status = "finished"
     finally:
-        store.end_run(run_id, status)
+        try:
+            writer.flush()  # what an interrupt or an error left held is stored all the same
+        finally:
+            store.end_run(run_id, status)
     return RunSummary(
         model=model,
         run_id=run_id,
@@ -196,6 +201,41 @@ def run_plan(
     )
 
 
+MAX_HELD_SAMPLES = 1000
+"""Samples a burst of results may hold unwritten before they are written all the same."""
+MAX_HELD_SECONDS = 1.0
+"""Seconds a burst may hold samples unwritten before they are written all the same."""
+
+
+class _Writer:
+    """Writes the samples of each result as it comes (`held` False), or holds them until the
+    backend says a burst of results has been handed over (`flush`), and writes the burst in
+    one transaction: a commit per result cost 0.4-1 ms, as much as sending its request. A
+    burst holds at most MAX_HELD_SAMPLES samples or MAX_HELD_SECONDS seconds, so a
+    crash (SIGKILL) loses at most those besides the requests in flight; an interrupt or an
+    error stores what is held before the run ends (`run_plan`'s `finally`)."""
+
+    def __init__(self, store: SampleStore, run_id: int, held: bool) -> None:
+        self.store, self.run_id, self.held = store, run_id, held
+        self.rows: list[StoredSample] = []
+        self.since = 0.0
+
+    def add(self, rows: list[StoredSample]) -> None:
+        if not self.rows:
+            self.since = time.monotonic()
+        self.rows.extend(rows)
+        if not self.held or len(self.rows) >= MAX_HELD_SAMPLES or (
+            time.monotonic() - self.since >= MAX_HELD_SECONDS
+        ):
+            self.flush()
+
+    def flush(self) -> None:
+        if self.rows:
+            rows, self.rows = self.rows, []
+            self.store.add(rows)
+        self.store.beat(self.run_id)
+
+
 def _consecutive_runs(indices: tuple[int, ...]) -> list[tuple[int, ...]]:
     """(0, 1, 4, 5, 7) -> [(0, 1), (4, 5), (7,)]."""
     runs: list[list[int]] = []
@@ -208,12 +248,13 @@ def _consecutive_runs(indices: tuple[int, ...]) -> list[tuple[int, ...]]:
 
 
 def _samples(
-    model: str, run_id: int, settings: SamplingSettings, result: GenerationResult
-) -> list[StoredSample]:
+    model: str, run_id: int, settings: SamplingSettings, settings_key: str,
+    result: GenerationResult,
+) -> list[StoredSample]:  # fmt: skip
     pending: _Pending = result.request.key  # type: ignore[assignment]
     base = {
         "model": model,
-        "settings_key": settings.key,
+        "settings_key": settings_key,
         "prompt_set": pending.prompt_set,
         "variant": pending.variant,
         "task_id": pending.task_id,

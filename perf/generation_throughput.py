@@ -3,7 +3,7 @@ generation.
 
     python3 perf/generation_throughput.py [--tasks 164] [--samples 20] [--concurrency 32 128]
                                           [--n-modes openai refuse] [--latency 0.2]
-                                          [--rounds 3] [--baseline PATH]
+                                          [--rounds 3] [--baseline PATH|REV]
                                           [--embedded-prompts 16] [--json]
 
 API: the plan (tasks x samples) runs through the real runner, OpenAI backend and SQLite store
@@ -17,10 +17,13 @@ quantization allows: the requests the plan needs in whole rounds of `concurrency
 `ceil(requests / concurrency) x latency`; the target is at least 90% of it (whole-round ideal /
 wall >= 0.9) for both servers at concurrency 32 and 128. Printed besides: the client's CPU
 seconds (parsing answers, understanding and storing the samples, HTTP), which bound the wall
-time when they exceed the ideal, and the server's. With `--baseline PATH` (a checkout of the
-code to compare with), every measurement runs with that code and with this checkout's,
-alternately, `--rounds` times each, medians printed: the machine is shared, so read the ratios
-of one run.
+time when they exceed the ideal, the server's, and the load average when each measurement
+ended. The server starts a handler thread per slot before the clock, so that it does not
+start one per connect inside the measurement. With `--baseline PATH` (a checkout of the code
+to compare with) or `--baseline REV` (a git revision of this repository, e.g. `main`,
+exported to a temporary folder), every measurement runs with that code and with this
+checkout's, alternately, `--rounds` times each, medians printed: the machine is shared, so
+read the ratios of one run.
 
 Embedded: SmolLM2-135M-Instruct, the same prompts generated in batches and one sequence at a
 time; the target is at least 3x the tokens per second when batched.
@@ -49,7 +52,8 @@ SERVE = """
 import sys, time
 sys.path.insert(0, sys.argv[1])
 from openai_test_server import OpenAITestServer
-with OpenAITestServer(latency=float(sys.argv[2]), n_mode=sys.argv[3]) as server:
+with OpenAITestServer(latency=float(sys.argv[2]), n_mode=sys.argv[3],
+                      threads=int(sys.argv[4])) as server:
     print(server.base_url, flush=True)
     sys.stdin.read()
     print(len(server.requests), time.process_time(), flush=True)
@@ -59,13 +63,15 @@ BATCH_TARGET = 3.0
 
 
 @contextlib.contextmanager
-def test_server(latency: float, n_mode: str):
+def test_server(latency: float, n_mode: str, threads: int):
     """The local OpenAI-compatible test server (it lives with the tests) in its own process,
-    so that its request handling does not compete with the client for the interpreter.
+    so that its request handling does not compete with the client for the interpreter, with
+    `threads` handler threads started before the clock (a thread started per connect made a
+    burst of 128 connects wait on the server).
     Yields (base URL, a list that receives the request count and the server's CPU seconds
     when it stops)."""
     process = subprocess.Popen(
-        [sys.executable, "-c", SERVE, str(TESTS), str(latency), n_mode],
+        [sys.executable, "-c", SERVE, str(TESTS), str(latency), n_mode, str(threads)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -82,22 +88,22 @@ def api_run(tasks: int, samples: int, concurrency: int, latency: float, n_mode: 
     """One measurement, in this process, with whichever cloneprobe is on the path."""
     import openai
 
+    import cloneprobe.generation.backends.openai_http as http
     from cloneprobe.benchmarks import load_prompt_set
     from cloneprobe.generation import Plan, SampleStore, SamplingSettings, run_plan
     from cloneprobe.generation.backends.openai_backend import OpenAIBackend
 
-    openai.AsyncOpenAI(base_url="http://127.0.0.1:9/v1", api_key="x")  # the one-off imports
-    with contextlib.suppress(ImportError):  # and aiohttp's, and the TLS context built once
-        from cloneprobe.generation.backends.openai_http import aiohttp_client_class, tls_context
+    openai.AsyncOpenAI(base_url="http://127.0.0.1:9/v1", api_key="x")  # the one-off imports,
+    with contextlib.suppress(ImportError):  # aiohttp's, and the TLS context built once
+        import aiohttp  # noqa: F401
 
-        aiohttp_client_class()
-        tls_context()
+        http.tls_context()
     benchmark = load_humaneval()
     original = load_prompt_set("original", benchmark)
     task_ids = frozenset(t.task_id for t in benchmark.tasks[:tasks])
     plan = Plan([original], benchmark, [0.8], samples, SamplingSettings(), task_ids)
     with (
-        test_server(latency, n_mode) as (base_url, ended),
+        test_server(latency, n_mode, concurrency + 16) as (base_url, ended),
         tempfile.TemporaryDirectory() as folder,
         SampleStore(Path(folder) / "store.sqlite") as store,
     ):
@@ -122,6 +128,8 @@ def api_run(tasks: int, samples: int, concurrency: int, latency: float, n_mode: 
         "of_rounds": rounds / wall,
         "client_cpu_s": cpu,
         "server_cpu_s": ended[1],
+        "load": os.getloadavg()[0],
+        "code": str(Path(http.__file__).resolve().parent.parent.parent),
     }
 
 
@@ -136,7 +144,11 @@ def api_run_in(tree: Path | None, args, concurrency: int, n_mode: str) -> dict:
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
     if done.returncode:
         raise RuntimeError(f"measurement failed: {done.stderr[-2000:]}")
-    return json.loads(done.stdout)
+    run = json.loads(done.stdout)
+    expected = (tree or HERE.parent.parent).resolve()
+    if Path(run["code"]) != expected:
+        raise RuntimeError(f"measured the code in {run['code']}, not {expected}")
+    return run
 
 
 def embedded_run(prompts: int, max_new_tokens: int, batch_size: int) -> dict:
@@ -170,9 +182,27 @@ def embedded_run(prompts: int, max_new_tokens: int, batch_size: int) -> dict:
     }
 
 
+@contextlib.contextmanager
+def baseline_tree(baseline: str | None):
+    """The baseline's code: a folder as given, or a git revision exported to a temporary one."""
+    if baseline is None or Path(baseline).is_dir():
+        yield None if baseline is None else Path(baseline)
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        archive = subprocess.run(["git", "-C", str(HERE.parent.parent), "archive", baseline],
+                                 capture_output=True, check=True).stdout  # fmt: skip
+        subprocess.run(["tar", "-x", "-C", folder], input=archive, check=True)
+        yield Path(folder)
+
+
 def api_figures(args) -> list[dict]:
     """Every (concurrency, server) measured `rounds` times, baseline and now alternating."""
-    codes = [("now", None)] + ([("baseline", Path(args.baseline))] if args.baseline else [])
+    with baseline_tree(args.baseline) as tree:
+        return _api_figures(args, tree)
+
+
+def _api_figures(args, baseline: Path | None) -> list[dict]:
+    codes = [("now", None)] + ([("baseline", baseline)] if baseline else [])
     runs: dict[tuple, list[dict]] = {}
     for _ in range(args.rounds):
         for concurrency in args.concurrency:
@@ -187,7 +217,7 @@ def api_figures(args) -> list[dict]:
     for (_, _, code), measured in runs.items():
         median = {
             key: statistics.median(run[key] for run in measured)
-            for key in ("wall_s", "of_rounds", "client_cpu_s", "server_cpu_s")
+            for key in ("wall_s", "of_rounds", "client_cpu_s", "server_cpu_s", "load")
         }
         figures.append({**measured[0], **median, "code": code, "runs": measured})
     return figures
@@ -202,7 +232,8 @@ def main(argv: list[str] | None = None) -> int:
                         choices=["openai", "refuse"])  # fmt: skip
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--rounds", type=int, default=1)
-    parser.add_argument("--baseline", help="a checkout of the code to compare with")
+    parser.add_argument("--baseline", help="a checkout of the code to compare with, or a git "
+                        "revision (e.g. main)")  # fmt: skip
     parser.add_argument("--one", help=argparse.SUPPRESS)  # one measurement (a child process)
     parser.add_argument("--embedded-prompts", type=int, default=16, help="0 skips the model")
     parser.add_argument("--max-new-tokens", type=int, default=64)
@@ -236,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{run['failed']} failed, {run['requests']} requests in {run['wall_s']:.2f} s; "
             f"whole rounds {run['rounds_s']:.2f} s -> {run['of_rounds']:.0%} of it "
             f"(target >= {API_TARGET:.0%}); CPU client {run['client_cpu_s']:.2f} s, "
-            f"server {run['server_cpu_s']:.2f} s"
+            f"server {run['server_cpu_s']:.2f} s; load {run['load']:.1f}"
         )
     if figures["embedded"]:
         batched, single = figures["embedded"]

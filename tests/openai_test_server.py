@@ -27,6 +27,7 @@ import contextlib
 import hashlib
 import itertools
 import json
+import queue
 import re
 import socket
 import sys
@@ -111,9 +112,44 @@ class _Server(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
+class _PooledServer(_Server):
+    """Connections handled by a fixed pool of threads started with the server. A thread per
+    connection (the default) starts a thread on every connect and waits until it runs, so a
+    burst of 128 connects queued behind the handlers busy with the first ones (240 ms at 128
+    before the last request arrived): a benchmark then measures the server, not the client.
+    Each keep-alive connection holds a thread, so the pool must be at least the client's
+    concurrency."""
+
+    def start_pool(self, threads: int) -> None:
+        self._waiting: queue.SimpleQueue = queue.SimpleQueue()
+        self._pool = [threading.Thread(target=self._work, daemon=True) for _ in range(threads)]
+        for thread in self._pool:
+            thread.start()
+
+    def process_request(self, request, client_address):
+        self._waiting.put((request, client_address))
+
+    def _work(self) -> None:
+        while (waiting := self._waiting.get()) is not None:
+            request, client_address = waiting
+            try:
+                self.finish_request(request, client_address)
+            except Exception:
+                self.handle_error(request, client_address)
+            finally:
+                self.shutdown_request(request)
+
+    def server_close(self) -> None:
+        super().server_close()
+        for _ in self._pool:
+            self._waiting.put(None)
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as httpx (the openai SDK) expects
     disable_nagle_algorithm = True  # no delayed-ACK stalls between headers and body
+    wbufsize = -1  # an answer's headers and body leave in one write (its flush), as a real
+    # server sends them, not one system call and packet each
     server: _Server
 
     def log_message(self, format, *args):  # quiet
@@ -206,7 +242,9 @@ class OpenAITestServer:
     (``kind`` is "completion" or "chat", ``index`` the choice number 0..n-1 for that prompt);
     it runs in handler threads, possibly concurrently. ``n_mode``: "openai" honours ``n``,
     "refuse" answers 400 to n > 1 (llama.cpp), "ignore" always gives one choice (Ollama).
-    ``latency`` seconds are slept in each handler thread before answering.
+    ``latency`` seconds are slept in each handler thread before answering. ``threads``: a
+    fixed pool of that many handler threads, started with the server, instead of a thread
+    started per connection (benchmarks: at least the client's concurrency).
     """
 
     def __init__(
@@ -217,6 +255,7 @@ class OpenAITestServer:
         latency=0.0,
         prompt_logprobs="none",
         token_logprob: Callable[[int, str], float] = default_token_logprob,
+        threads: int | None = None,
     ):
         if n_mode not in N_MODES:
             raise ValueError(f"n_mode must be one of {N_MODES}, not {n_mode!r}")
@@ -224,6 +263,7 @@ class OpenAITestServer:
             raise ValueError(f"prompt_logprobs must be one of {LOGPROB_MODES}")
         self.responder, self.n_mode, self.latency = responder or default_responder, n_mode, latency
         self.prompt_logprobs, self.token_logprob = prompt_logprobs, token_logprob
+        self.threads = threads
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
         self._requests: list[dict] = []
@@ -235,7 +275,12 @@ class OpenAITestServer:
 
     def start(self) -> OpenAITestServer:
         """Bind a free port and serve in a daemon thread."""
-        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        if self.threads:
+            pooled = _PooledServer(("127.0.0.1", 0), _Handler)
+            pooled.start_pool(self.threads)
+            self._httpd = pooled
+        else:
+            self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
@@ -354,16 +399,23 @@ class OpenAITestServer:
             return 400, error_body(400, "'messages' must be a list.")
         max_tokens = body.get("max_tokens", body.get("max_completion_tokens"))
         choices, completion_tokens = [], 0
+        cut: dict[str, tuple[str, str, int]] = {}  # a text the responder repeats, cut once
         for prompt in prompts:
             for index in range(n):
                 try:
                     raw = str(self.responder(kind, prompt, index, body))
                 except Exception as exc:  # a broken responder is a server error, not a hang
                     return 500, error_body(500, f"responder failed: {exc!r}")
-                text, finish = truncate(raw, body.get("stop"), max_tokens)
-                completion_tokens += count_words(text)
+                if raw not in cut:
+                    text, finish = truncate(raw, body.get("stop"), max_tokens)
+                    cut[raw] = text, finish, count_words(text)
+                text, finish, words = cut[raw]
+                completion_tokens += words
                 choice = {"index": len(choices), "finish_reason": finish, "logprobs": None}
-                if kind == "completion":
+                if kind == "completion" and self.prompt_logprobs == "none":
+                    choices.append({**choice, "text": prompt + text if body.get("echo")
+                                    and isinstance(prompt, str) else text})  # fmt: skip
+                elif kind == "completion":
                     choice.update(self._logprobs(prompt if isinstance(prompt, str) else "",
                                                  text, body))  # fmt: skip
                     echoed = body.get("echo") and isinstance(prompt, str)

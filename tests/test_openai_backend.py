@@ -11,13 +11,13 @@ from openai_test_server import OpenAITestServer, count_words, counting_responder
 
 from cloneprobe.generation.backends.base import GenerationRequest, GenerationResult
 from cloneprobe.generation.backends.openai_backend import OpenAIBackend
-from cloneprobe.generation.backends.openai_http import aiohttp_client_class
+from cloneprobe.generation.backends.openai_http import aiohttp_installed
 
 PROMPT = 'def add(a, b):\n    """Add two numbers."""\n'
 BODY = "    return a + b\n"
 SECRET = "sk-test-SECRET-123"
 TRANSPORTS = ["httpx", pytest.param("aiohttp", marks=pytest.mark.skipif(
-    aiohttp_client_class() is None, reason="aiohttp or the SDK's aiohttp client missing"))]
+    not aiohttp_installed(), reason="aiohttp missing"))]
 
 
 def make_request(n=1, mode="completion", key=0, seed=None, max_new_tokens=64):
@@ -337,3 +337,30 @@ def test_each_transport_tells_a_refused_connection_from_a_timeout(transport):
     # refused at once, not retried as if the server were slow
     assert refused.error.startswith("Connection to the server http://127.0.0.1:9/v1 failed")
     assert "within --timeout 0.5 s" in slow.error
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_redirect_on_the_same_server_is_followed_with_the_body_and_the_key(transport):
+    with OpenAITestServer(body_responder) as server:
+        moved = server.base_url.replace("/v1", "/v1/completions")
+        server.answer_next(307, b"", headers={"Location": moved})
+        backend = make_backend(server, api_key=SECRET)
+        backend.transport = transport
+        [result] = generate(backend, [make_request()])
+        first, second = server.requests
+    assert result.error is None and result.texts == [BODY]
+    assert second["method"] == "POST" and second["json"] == first["json"]
+    assert second["headers"]["Authorization"] == f"Bearer {SECRET}"
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_redirect_to_another_server_does_not_take_the_api_key_along(transport):
+    with OpenAITestServer(body_responder) as elsewhere, OpenAITestServer() as server:
+        server.answer_next(307, b"", headers={"Location": f"{elsewhere.base_url}/completions"})
+        backend = make_backend(server, api_key=SECRET)
+        backend.transport = transport
+        [result] = generate(backend, [make_request()])
+        [followed] = elsewhere.requests
+    assert result.error is None and result.texts == [BODY]
+    assert followed["json"]["prompt"] == PROMPT
+    assert "Authorization" not in followed["headers"]

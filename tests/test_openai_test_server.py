@@ -353,3 +353,24 @@ def test_openai_sdk_completions_and_chat_with_n():
         server.fail_next(429, retry_after=1)
         with pytest.raises(openai.RateLimitError):
             client.completions.create(model="m", prompt="x")
+
+
+def test_a_server_with_a_pool_of_threads_serves_keep_alive_connections_side_by_side():
+    with OpenAITestServer(threads=2) as server:
+        url = urlsplit(server.base_url)
+        connections = [http.client.HTTPConnection(url.hostname, url.port, timeout=5)
+                       for _ in range(2)]  # fmt: skip
+        try:
+            for _ in range(3):
+                for conn in connections:  # both open at once, each held by a pool thread
+                    conn.request("POST", url.path + "/completions", headers={
+                        "Content-Type": "application/json"}, body=json.dumps(
+                        {"model": "m", "prompt": "def f():\n", "n": 2}).encode())  # fmt: skip
+                for conn in connections:
+                    response = conn.getresponse()
+                    assert response.status == 200
+                    assert len(json.loads(response.read())["choices"]) == 2
+        finally:
+            for conn in connections:
+                conn.close()
+        assert len(server.requests) == 6

@@ -5,6 +5,7 @@ runs table, and that the API key never reaches the store."""
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -282,3 +283,51 @@ def test_growing_n_with_a_seed_adds_new_draws_not_copies(humaneval, prompt_sets,
     raws = [r.raw for r in all_rows(store)]
     assert len(raws) == 4
     assert len(set(raws)) == 4
+
+
+def wait_for_every_answer(server, requests: int) -> None:
+    """Hold the run's caller (a progress callback) until the server has answered `requests`
+    requests, so that their results wait, all handed over together, as one burst."""
+    for _ in range(200):
+        if len(server.requests) >= requests:
+            break
+        time.sleep(0.02)
+    time.sleep(0.3)  # the last answers read by the client
+
+
+def test_a_burst_of_results_is_written_in_one_transaction(plan, store):
+    requests = TOTAL // N  # one request per task, prompt set and temperature
+    with OpenAITestServer(counting_responder()) as server:
+        calls = []
+
+        def progress(already, ok, failed):
+            calls.append(ok)
+            if len(calls) == 2:  # the first result is in: the others come meanwhile
+                wait_for_every_answer(server, requests)
+
+        backend = backend_for(server, concurrency=requests)
+        summary = run_plan(MODEL, backend, plan, store, library_versions(), progress)
+    assert summary.generated == TOTAL
+    # a write stamps its rows with one created_at: one write per burst (answers read after
+    # the burst began may make a second), not one per result
+    written = {at for (at,) in store.db.execute("SELECT created_at FROM samples")}
+    assert len(written) <= 2
+
+
+def test_an_interrupt_in_a_burst_keeps_every_sample_handed_over(plan, store):
+    requests = TOTAL // N
+    with OpenAITestServer(counting_responder()) as server:
+        calls = []
+
+        def progress(already, ok, failed):
+            calls.append(ok)
+            if len(calls) == 2:
+                wait_for_every_answer(server, requests)
+            if len(calls) == 6:  # five results handed over, none written yet
+                raise KeyboardInterrupt
+
+        backend = backend_for(server, concurrency=requests)
+        with pytest.raises(KeyboardInterrupt):
+            run_plan(MODEL, backend, plan, store, library_versions(), progress)
+    assert len(all_rows(store)) == 5 * N
+    assert [run["status"] for run in store.runs()] == ["interrupted"]

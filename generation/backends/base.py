@@ -54,6 +54,10 @@ class Backend(ABC):
     """A model that generates text; `generate` calls `on_result` once per request."""
 
     default_mode: Mode = "completion"
+    signals_bursts: bool = False
+    """Whether `generate` calls `on_result.flush()`, where `on_result` has one, each time it
+    has handed over every result it holds (and before it returns): the caller may then store
+    a burst of results in one write instead of one write each."""
 
     @abstractmethod
     def generate(self, requests: Sequence[GenerationRequest], on_result: OnResult) -> None: ...
