@@ -19,6 +19,20 @@ def offline(monkeypatch):
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def content_cache(tmp_path_factory):
+    """One content cache for the whole run (`cloneprobe.content_cache`), never the user's: the
+    first command computes the canonical fragments, profiles and chance rates, the rest read
+    them. The workers of one pytest-xdist run share it (its entries are written atomically);
+    tests of the cache itself give their own folders, cold."""
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "content-cache"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CLONEPROBE_CACHE_DIR", str(folder))
+        patch.delenv("CLONEPROBE_NO_CACHE", raising=False)
+        yield folder
+
+
 @pytest.fixture(autouse=True)
 def wide_output(monkeypatch):
     """Piped output is 80 columns unless `COLUMNS` says otherwise; tests that look for a whole
