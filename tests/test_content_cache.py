@@ -68,9 +68,11 @@ def test_verdicts_and_evidence_are_the_same_cold_warm_and_off(tmp_path, profile)
 
 def test_other_settings_and_other_samples_never_read_an_entry_of_other_inputs(tmp_path):
     folder = tmp_path / "cache"
-    fewer = tmp_path / "fewer.jsonl"
-    fewer.write_text("".join(SAMPLES.read_text().splitlines(keepends=True)[::2]))
-    runs = [(SAMPLES, ()), (SAMPLES, ("--profile", "nicad")), (fewer, ()),
+    other = tmp_path / "other.jsonl"  # as many samples, every other one answered otherwise
+    records = [json.loads(line) for line in SAMPLES.read_text().splitlines()]
+    other.write_text("".join(json.dumps({**r, "completion": "    return None\n"} if i % 2 else r)
+                             + "\n" for i, r in enumerate(records)))  # fmt: skip
+    runs = [(SAMPLES, ()), (SAMPLES, ("--profile", "nicad")), (other, ()),
             (SAMPLES, ("--threshold", "0.5"))]  # fmt: skip
     shared = [detect(tmp_path, samples, cached(folder), *extra) for samples, extra in runs]
     alone = [detect(tmp_path, samples, OFF, *extra) for samples, extra in runs]
