@@ -15,6 +15,7 @@ same JSON. Also in one process: building the evidence's canonical side and the c
 
     python3 perf/content_cache.py --runs 5
     python3 perf/content_cache.py --runs 5 --baseline /path/to/main/checkout
+    python3 perf/content_cache.py --runs 5 --profile nicad
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ DATA = TREE / "tests" / "data"
 sys.path[:0] = [str(TREE), str(HERE)]  # this tree's cloneprobe, and detect_cli beside this file
 
 
-def run_once(tree: Path, samples: Path, environ: dict) -> tuple[float, float, str]:
+def run_once(tree: Path, samples: Path, environ: dict, profile: str = "default",
+             ) -> tuple[float, float, str]:  # fmt: skip
     """(wall seconds, child CPU seconds, stdout) of `detect --json` in a fresh folder."""
     with tempfile.TemporaryDirectory() as folder:
         env = {**os.environ, **environ, "PYTHONPATH": str(tree), "COLUMNS": "200"}
@@ -44,7 +46,8 @@ def run_once(tree: Path, samples: Path, environ: dict) -> tuple[float, float, st
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         done = subprocess.run([sys.executable, "-m", "cloneprobe", "detect", str(samples),
-                               "--model", "m", "--temperature", "0.2", "--json"],
+                               "--model", "m", "--temperature", "0.2", "--json",
+                               "--profile", profile],
                               cwd=folder, env=env, capture_output=True, text=True,
                               check=True)  # fmt: skip
         wall = time.perf_counter() - start
@@ -92,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline", type=Path, help="a checkout without the cache (main)")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--profile", default="default", help="the detector profile")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as folder:
         cache = Path(folder) / "cache"
@@ -105,16 +109,16 @@ def main(argv: list[str] | None = None) -> int:
                     "cache warm": (TREE, {"CLONEPROBE_CACHE_DIR": str(cache)})}  # fmt: skip
         if args.baseline:
             variants["baseline"] = (args.baseline.resolve(), {"CLONEPROBE_NO_CACHE": "1"})
-        print(f"cloneprobe detect --json, {args.runs} runs per variant, alternating; load "
+        print(f"cloneprobe detect --json --profile {args.profile}, {args.runs} runs per variant, alternating; load "
               f"average at the start {os.getloadavg()[0]:.1f}")  # fmt: skip
         for label, samples in files.items():
             outputs: dict[str, str] = {}
             for tree, environ in variants.values():  # untimed: compiled modules, the cache
-                run_once(tree, samples, environ)
+                run_once(tree, samples, environ, args.profile)
             times: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
             for _ in range(args.runs):
                 for name, (tree, environ) in variants.items():
-                    wall, cpu, outputs[name] = run_once(tree, samples, environ)
+                    wall, cpu, outputs[name] = run_once(tree, samples, environ, args.profile)
                     times[name].append((wall, cpu))
             cpu = {n: statistics.median(c for _, c in t) for n, t in times.items()}
             wall = {n: statistics.median(w for w, _ in t) for n, t in times.items()}
