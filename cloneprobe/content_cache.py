@@ -9,11 +9,13 @@ JSON only: nothing read from the folder is ever executed.
 
 Where: `$CLONEPROBE_CACHE_DIR`, else `$XDG_CACHE_HOME/cloneprobe`, else `~/.cache/cloneprobe`.
 Off: `CLONEPROBE_NO_CACHE=1` (every value is computed, nothing read or written). Clearing is
-deleting the folder. Imports nothing of cloneprobe but `atomic`, so every stage may use it.
+deleting the folder; each kind keeps its `KEEP_PER_KIND` most recently used entries. Imports
+nothing of cloneprobe but `atomic`, so every stage may use it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import json
@@ -31,6 +33,10 @@ FOLDER_VARIABLE = "CLONEPROBE_CACHE_DIR"
 OFF_VARIABLE = "CLONEPROBE_NO_CACHE"
 PARSER_PACKAGES = ("tree_sitter", "tree_sitter_python", "tree_sitter_java")
 """Installed packages whose files decide parsing (their names, sizes and times are keyed)."""
+
+KEEP_PER_KIND = 64
+"""Entries kept of each kind; writing one more drops the least recently used (at most about
+10 MB of canonical fragments, 0.3 MB of chance rates)."""
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -92,8 +98,8 @@ class ContentCache:
     """JSON values under `folder/<kind>/<key>.json`; `folder` None: off (every read misses,
     writes do nothing)."""
 
-    def __init__(self, folder: Path | None) -> None:
-        self.folder = folder
+    def __init__(self, folder: Path | None, keep: int = KEEP_PER_KIND) -> None:
+        self.folder, self.keep = folder, keep
 
     @classmethod
     def from_environment(cls) -> ContentCache:
@@ -113,13 +119,16 @@ class ContentCache:
         if path is None:
             return None
         try:
-            return decode(json.loads(path.read_text(encoding="utf-8")))
+            value = decode(json.loads(path.read_text(encoding="utf-8")))
         except FileNotFoundError:
             return None
         except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, IndexError,
                 AttributeError) as error:  # fmt: skip
             log.debug("cache entry %s unusable (%s); computing it again", path, error)
             return None
+        with contextlib.suppress(OSError):
+            os.utime(path)  # used now: the last to be dropped (`drop_oldest`)
+        return value
 
     def write(self, kind: str, key: str, value: Any) -> None:
         """Keep `value` (JSON) under the key; a folder that cannot be written is passed over."""
@@ -129,6 +138,7 @@ class ContentCache:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             write_atomically(path, json.dumps(value, separators=(",", ":")))
+            drop_oldest(path.parent, self.keep)
         except OSError as error:
             log.debug("cache entry %s not written (%s)", path, error)
 
@@ -141,3 +151,16 @@ class ContentCache:
         value = compute()
         self.write(kind, key, encode(value))
         return value
+
+
+def drop_oldest(folder: Path, keep: int) -> None:
+    """Delete all but the `keep` most recently used entries of `folder` (read or written)."""
+    found = []
+    for entry in os.scandir(folder):
+        if entry.name.endswith(".json"):
+            try:
+                found.append((entry.stat().st_mtime_ns, entry.path))
+            except OSError:  # deleted meanwhile by another run
+                continue
+    for _, path in sorted(found)[: max(0, len(found) - keep)]:
+        Path(path).unlink(missing_ok=True)

@@ -9,6 +9,7 @@ its own cache folder, cold (the suite's shared one is not used here)."""
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -169,3 +170,13 @@ def test_the_code_fingerprint_changes_with_any_module_and_a_linked_stage(tmp_pat
     after_stage = source_fingerprint(package)
     (package / "a.py").write_text("A = 2\n")
     assert len({before, after_stage, source_fingerprint(package)}) == 3
+
+
+def test_each_kind_keeps_its_most_recently_used_entries(tmp_path):
+    disk = ContentCache(tmp_path, keep=3)
+    for number in range(3):
+        disk.write("kind", f"entry{number}", number)
+        os.utime(tmp_path / "kind" / f"entry{number}.json", ns=(number * 10**9,) * 2)
+    assert disk.read("kind", "entry0", int) == 0  # used now: the most recent
+    disk.write("kind", "entry3", 3)
+    assert sorted(p.stem for p in (tmp_path / "kind").iterdir()) == ["entry0", "entry2", "entry3"]
