@@ -56,14 +56,14 @@ def test_verdicts_and_evidence_are_the_same_cold_warm_and_off(tmp_path, profile)
     layouts = 1 if profile == "default" else 2  # nicad: its own layout, and the profiles'
     assert {k: len(v) for k, v in entries(folder).items()} == {
         "canonical-fragments": layouts, "canonical-profiles": 1, "chance-rates": 1}
-    written = {p: p.stat().st_mtime_ns for paths in entries(folder).values() for p in paths}
+    written = {p: p.stat().st_ino for paths in entries(folder).values() for p in paths}
     warm = detect(tmp_path, SAMPLES, cached(folder), "--profile", profile)
     off = detect(tmp_path, SAMPLES, {**cached(tmp_path / "unused"), **OFF}, "--profile", profile)
     assert cold == warm == off
     if profile == "default":  # the chance pool finds clones there (none under nicad's floor)
         assert cold["evidence_rule"]["chance"]["pairs"] > 0
-    assert {p: p.stat().st_mtime_ns for paths in entries(folder).values()
-            for p in paths} == written  # read, not written again  # fmt: skip
+    assert {p: p.stat().st_ino for paths in entries(folder).values()
+            for p in paths} == written  # read, not written again (a write: a new inode)
     assert not (tmp_path / "unused").exists()  # off: nothing read or written
 
 
