@@ -73,7 +73,8 @@ def test_other_settings_and_other_samples_never_read_an_entry_of_other_inputs(tm
     records = [json.loads(line) for line in SAMPLES.read_text().splitlines()]
     other.write_text("".join(json.dumps({**r, "completion": "    return None\n"} if i % 2 else r)
                              + "\n" for i, r in enumerate(records)))  # fmt: skip
-    runs = [(SAMPLES, ()), (SAMPLES, ("--profile", "nicad")), (other, ())]
+    runs = [(SAMPLES, ()), (SAMPLES, ("--profile", "nicad")), (other, ()),
+            (SAMPLES, ("--threshold", "0.5"))]  # fmt: skip
     shared = [detect(tmp_path, samples, cached(folder), *extra) for samples, extra in runs]
     alone = [detect(tmp_path, samples, OFF, *extra) for samples, extra in runs]
     assert shared == alone
