@@ -180,3 +180,10 @@ def test_each_kind_keeps_its_most_recently_used_entries(tmp_path):
     assert disk.read("kind", "entry0", int) == 0  # used now: the most recent
     disk.write("kind", "entry3", 3)
     assert sorted(p.stem for p in (tmp_path / "kind").iterdir()) == ["entry0", "entry2", "entry3"]
+
+
+def test_the_suite_shares_one_cache_folder_of_its_own(tmp_path_factory):
+    folder = cache_folder()  # what every command of the suite uses (tests/conftest.py)
+    base = tmp_path_factory.getbasetemp()
+    assert folder is not None and folder.name == "content-cache"
+    assert base.parent in folder.parents or base in folder.parents  # never the user's
