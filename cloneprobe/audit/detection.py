@@ -272,14 +272,11 @@ def encode_fragments(found: dict[str, list[Fragment]]) -> dict:
 
 
 def decode_fragments(data: dict) -> dict[str, list[Fragment]]:
-    def line(tokens: list) -> tuple:
-        return tuple((str(kind), str(text)) for kind, text in tokens)
-
     def fragment(f: list) -> Fragment:
         file, start, end, name, lines, body_start, errors, one_liner, layout = f
         return Fragment(str(file), int(start), int(end), str(name),
-                        tuple(line(tokens) for tokens in lines), int(body_start), bool(errors),
-                        bool(one_liner), layout)  # fmt: skip
+                        tuple([tuple(map(tuple, tokens)) for tokens in lines]),  # (kind, text)
+                        int(body_start), bool(errors), bool(one_liner), layout)  # fmt: skip
 
     return {str(task_id): [fragment(f) for f in fragments] for task_id, fragments in data.items()}
 
