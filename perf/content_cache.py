@@ -109,8 +109,9 @@ def main(argv: list[str] | None = None) -> int:
                     "cache warm": (TREE, {"CLONEPROBE_CACHE_DIR": str(cache)})}  # fmt: skip
         if args.baseline:
             variants["baseline"] = (args.baseline.resolve(), {"CLONEPROBE_NO_CACHE": "1"})
-        print(f"cloneprobe detect --json --profile {args.profile}, {args.runs} runs per variant, alternating; load "
-              f"average at the start {os.getloadavg()[0]:.1f}")  # fmt: skip
+        print(f"cloneprobe detect --json --profile {args.profile}, {args.runs} runs per "
+              f"variant, alternating; load average at the start "
+              f"{os.getloadavg()[0]:.1f}")  # fmt: skip
         for label, samples in files.items():
             outputs: dict[str, str] = {}
             for tree, environ in variants.values():  # untimed: compiled modules, the cache
