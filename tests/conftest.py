@@ -1,6 +1,8 @@
 """Settings and fixtures every test shares."""
 
 import os
+import shutil
+import tempfile
 
 import pytest
 
@@ -19,18 +21,18 @@ def offline(monkeypatch):
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
 
 
-@pytest.fixture(scope="session", autouse=True)
-def content_cache(tmp_path_factory):
+def pytest_configure(config):
     """One content cache for the whole run (`cloneprobe.content_cache`), never the user's: the
     first command computes the canonical fragments, profiles and chance rates, the rest read
-    them. The workers of one pytest-xdist run share it (its entries are written atomically);
-    tests of the cache itself give their own folders, cold."""
-    base = tmp_path_factory.getbasetemp()
-    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "content-cache"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("CLONEPROBE_CACHE_DIR", str(folder))
-        patch.delenv("CLONEPROBE_NO_CACHE", raising=False)
-        yield folder
+    them. Set before collection (a test module may build `CanonicalFragments` when imported)
+    by the process that starts the run; pytest-xdist's workers inherit it and share the folder
+    (entries are written atomically). Tests of the cache itself give their own folders, cold."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    folder = tempfile.mkdtemp(prefix="cloneprobe-test-cache-")
+    os.environ["CLONEPROBE_CACHE_DIR"] = folder
+    os.environ.pop("CLONEPROBE_NO_CACHE", None)
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
 
 
 @pytest.fixture(autouse=True)

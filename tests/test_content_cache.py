@@ -182,8 +182,8 @@ def test_each_kind_keeps_its_most_recently_used_entries(tmp_path):
     assert sorted(p.stem for p in (tmp_path / "kind").iterdir()) == ["entry0", "entry2", "entry3"]
 
 
-def test_the_suite_shares_one_cache_folder_of_its_own(tmp_path_factory):
-    folder = cache_folder()  # what every command of the suite uses (tests/conftest.py)
-    base = tmp_path_factory.getbasetemp()
-    assert folder is not None and folder.name == "content-cache"
-    assert base.parent in folder.parents or base in folder.parents  # never the user's
+def test_the_suite_shares_one_cache_folder_of_its_own():
+    folder = cache_folder()  # what every command of the run uses (tests/conftest.py)
+    assert folder is not None and folder.name.startswith("cloneprobe-test-cache-")
+    assert folder != cache_folder({"HOME": str(Path.home())})  # never the user's
+    assert os.environ.get("CLONEPROBE_CACHE_DIR") == str(folder)
