@@ -70,7 +70,7 @@ def chance_rates(
         return compared_chance(canonicals, settings, samples)
     key = content_key(canonicals.benchmark_key, repr(settings.config), settings.key,
                       str(settings.uses_study_min_lines), str(settings.prepares_study_samples),
-                      json.dumps([list(sample) for sample in samples]))  # fmt: skip
+                      *(part for sample in samples for part in sample))  # fmt: skip
 
     def decode(data: dict) -> dict[str, tuple[int, int]]:
         rates = {str(task_id): (int(hits), int(compared)) for task_id, (hits, compared)
