@@ -1,6 +1,8 @@
 """Settings and fixtures every test shares."""
 
 import os
+import shutil
+import tempfile
 
 import pytest
 
@@ -17,6 +19,20 @@ def offline(monkeypatch):
     """Nothing may be downloaded: every model a test loads is a local folder it made."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+
+
+def pytest_configure(config):
+    """One content cache for the whole run (`cloneprobe.content_cache`), never the user's: the
+    first command computes the canonical fragments, profiles and chance rates, the rest read
+    them. Set before collection (a test module may build `CanonicalFragments` when imported)
+    by the process that starts the run; pytest-xdist's workers inherit it and share the folder
+    (entries are written atomically). Tests of the cache itself give their own folders, cold."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    folder = tempfile.mkdtemp(prefix="cloneprobe-test-cache-")
+    os.environ["CLONEPROBE_CACHE_DIR"] = folder
+    os.environ.pop("CLONEPROBE_NO_CACHE", None)
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
 
 
 @pytest.fixture(autouse=True)

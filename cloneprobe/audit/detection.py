@@ -15,7 +15,7 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 from cloneprobe.benchmarks import Benchmark, canonical_source, nicad_min_lines
@@ -32,6 +32,7 @@ from cloneprobe.clones import (
     rank_of,
 )
 from cloneprobe.clones.docstrings import blank_docstrings
+from cloneprobe.content_cache import ContentCache, code_fingerprint, content_key
 from cloneprobe.evidence.canonical_profile import (
     CanonicalProfile,
     build_profile,
@@ -138,15 +139,48 @@ class DetectionSettings:
 
 
 class CanonicalFragments:
-    """Each task's canonical fragment, extracted once per layout (the profile's)."""
+    """Each task's canonical fragment, extracted once per layout (the profile's), and its
+    evidence profile. With the content cache on (`disk`, by default the user's: see
+    `content_cache`), every task's fragments of a layout and every task's profile are read from
+    one entry keyed by the benchmark's content and the code, or computed and written there."""
 
-    def __init__(self, benchmark: Benchmark) -> None:
+    def __init__(self, benchmark: Benchmark, disk: ContentCache | None = None) -> None:
         self.benchmark = benchmark
+        self.disk = ContentCache.from_environment() if disk is None else disk
         self.extractors: dict[tuple[str, Layout], FragmentExtractor] = {}
         self.cache: dict[tuple[str, ...], list[Fragment]] = {}
         self.hashes: dict[tuple[str, bool], str] = {}
         self.profiles: dict[str, CanonicalProfile | None] = {}
         self.usage = None
+        self.loaded_layouts: set[str] = set()
+        self._benchmark_key: str | None = None
+
+    @property
+    def benchmark_key(self) -> str:
+        """A hash of the benchmark's whole content (every field of every task) and the code."""
+        if self._benchmark_key is None:
+            parts = [self.benchmark.name]
+            for task in self.benchmark:
+                parts += [task.task_id, task.prompt, task.canonical_solution, task.entry_point,
+                          task.test, task.language]  # fmt: skip
+            self._benchmark_key = content_key(code_fingerprint(), *parts)
+        return self._benchmark_key
+
+    def load_layout(self, layout: Layout) -> None:
+        """Every task's canonical fragments in `layout`, from the content cache or extracted
+        (and written there); nothing with the cache off (each is then extracted when asked)."""
+        if layout in self.loaded_layouts or not self.disk.enabled:
+            return
+        self.loaded_layouts.add(layout)
+        key = content_key(self.benchmark_key, layout)
+
+        def compute() -> dict[str, list[Fragment]]:
+            return {task.task_id: self.extracted(task.task_id, layout) for task in self.benchmark}
+
+        found = self.disk.get("canonical-fragments", key, compute, encode_fragments,
+                              decode_fragments)  # fmt: skip
+        for task_id, fragments in found.items():
+            self.cache.setdefault((task_id, layout), fragments)
 
     def content_hash(self, task_id: str, cross_task: bool = False) -> str:
         """Hash of the canonical source(s) a sample of `task_id` is compared against (every
@@ -181,15 +215,22 @@ class CanonicalFragments:
         if task is not None and entry_point == task.entry_point:
             entry_point = None
         key = (task_id, layout) if entry_point is None else (task_id, layout, entry_point)
+        if key not in self.cache and entry_point is None:
+            self.load_layout(layout)
         if key not in self.cache:
-            if task is None:
-                self.cache[key] = []
-            else:
-                source = SourceFile(f"canonical/{task_id}", canonical_source(task, entry_point))
-                fragments = self.extractor(task.language, layout).extract(source)
-                name = entry_point or task.entry_point
-                self.cache[key] = [f for f in fragments if f.name == name] or fragments
+            self.cache[key] = self.extracted(task_id, layout, entry_point)
         return self.cache[key]
+
+    def extracted(self, task_id: str, layout: Layout, entry_point: str | None = None,
+                  ) -> list[Fragment]:  # fmt: skip
+        """The task's canonical fragment extracted now (see `of`)."""
+        task = self.benchmark.get(task_id)
+        if task is None:
+            return []
+        source = SourceFile(f"canonical/{task_id}", canonical_source(task, entry_point))
+        fragments = self.extractor(task.language, layout).extract(source)
+        name = entry_point or task.entry_point
+        return [f for f in fragments if f.name == name] or fragments
 
     def entry(self, task_id: str, layout: Layout = "statements") -> Fragment | None:
         """The canonical's entry-point fragment."""
@@ -200,17 +241,63 @@ class CanonicalFragments:
 
     def profile(self, task_id: str) -> CanonicalProfile | None:
         """The task's canonical as evidence sees it (None: no canonical function)."""
+        if not self.profiles and self.disk.enabled:
+            key = content_key(self.benchmark_key, "profiles")
+
+            def compute() -> dict[str, CanonicalProfile | None]:
+                return {task.task_id: self.built_profile(task.task_id) for task in self.benchmark}
+
+            self.profiles.update(self.disk.get("canonical-profiles", key, compute,
+                                               encode_profiles, decode_profiles))  # fmt: skip
         if task_id not in self.profiles:
-            task, fragment = self.benchmark.get(task_id), self.entry(task_id)
-            if task is None or fragment is None:
-                self.profiles[task_id] = None
-            else:
-                if self.usage is None:
-                    self.usage = name_usage(self.benchmark, self.of)
-                self.profiles[task_id] = build_profile(
-                    task, fragment, self.extractor(task.language), self.usage, len(self.benchmark)
-                )
+            self.profiles[task_id] = self.built_profile(task_id)
         return self.profiles[task_id]
+
+    def built_profile(self, task_id: str) -> CanonicalProfile | None:
+        """The task's profile computed now (see `profile`)."""
+        task, fragment = self.benchmark.get(task_id), self.entry(task_id)
+        if task is None or fragment is None:
+            return None
+        if self.usage is None:
+            self.usage = name_usage(self.benchmark, self.of)
+        return build_profile(task, fragment, self.extractor(task.language), self.usage,
+                             len(self.benchmark))  # fmt: skip
+
+
+def encode_fragments(found: dict[str, list[Fragment]]) -> dict:
+    """Fragments per task as JSON (`decode_fragments` reads them back)."""
+    return {task_id: [[f.file, f.start_line, f.end_line, f.name, f.lines, f.body_start,
+                       f.has_errors, f.one_liner, f.layout] for f in fragments]
+            for task_id, fragments in found.items()}  # fmt: skip
+
+
+def decode_fragments(data: dict) -> dict[str, list[Fragment]]:
+    def fragment(f: list) -> Fragment:
+        file, start, end, name, lines, body_start, errors, one_liner, layout = f
+        return Fragment(str(file), int(start), int(end), str(name),
+                        tuple([tuple(map(tuple, tokens)) for tokens in lines]),  # (kind, text)
+                        int(body_start), bool(errors), bool(one_liner), layout)  # fmt: skip
+
+    return {str(task_id): [fragment(f) for f in fragments] for task_id, fragments in data.items()}
+
+
+PROFILE_FIELDS = tuple(f.name for f in fields(CanonicalProfile))
+
+
+def encode_profiles(found: dict[str, CanonicalProfile | None]) -> dict:
+    return {task_id: None if p is None else [getattr(p, name) for name in PROFILE_FIELDS]
+            for task_id, p in found.items()}  # fmt: skip
+
+
+def decode_profiles(data: dict) -> dict[str, CanonicalProfile | None]:
+    def profile(values: list | None) -> CanonicalProfile | None:
+        if values is None:
+            return None
+        if len(values) != len(PROFILE_FIELDS):
+            raise ValueError("a profile of another shape")
+        return CanonicalProfile(**{name: tuple(v) if isinstance(v, list) else v
+                                   for name, v in zip(PROFILE_FIELDS, values, strict=True)})
+    return {str(task_id): profile(values) for task_id, values in data.items()}
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from pathlib import Path
 from ..benchmarks import Benchmark, nicad_min_lines
 from ..benchmarks.errors import BenchmarkError
 from ..clones import Fragment, SourceFile, compare_systems
+from ..content_cache import content_key
 from .strength import AnswerFeatures, best_answer_features
 
 CHANCE_POOL = 256
@@ -62,7 +63,31 @@ def chance_rates(
     canonicals, settings, samples: Sequence[tuple[str, str]]
 ) -> dict[str, tuple[int, int]]:
     """Per canonical task: (other tasks' pooled answers that are non-trivial clones of it,
-    pooled answers of other tasks compared)."""
+    pooled answers of other tasks compared). From the content cache when the same pool was
+    compared with the same canonicals under the same settings and code (`canonicals.disk`)."""
+    if not canonicals.disk.enabled:
+        return compared_chance(canonicals, settings, samples)
+    key = content_key(canonicals.benchmark_key, repr(settings.config), settings.key,
+                      str(settings.uses_study_min_lines), str(settings.prepares_study_samples),
+                      *(part for sample in samples for part in sample))  # fmt: skip
+
+    def decode(data: dict) -> dict[str, tuple[int, int]]:
+        rates = {str(task_id): (int(hits), int(compared)) for task_id, (hits, compared)
+                 in data.items()}  # fmt: skip
+        if set(rates) != {task.task_id for task in canonicals.benchmark}:
+            raise ValueError("rates of other tasks")
+        return rates
+
+    return canonicals.disk.get("chance-rates", key,
+                               lambda: compared_chance(canonicals, settings, samples),
+                               lambda rates: {t: list(r) for t, r in rates.items()},
+                               decode)  # fmt: skip
+
+
+def compared_chance(
+    canonicals, settings, samples: Sequence[tuple[str, str]]
+) -> dict[str, tuple[int, int]]:
+    """`chance_rates` computed now: the pool's answers compared with every canonical."""
     benchmark: Benchmark = canonicals.benchmark
     pool = [samples[i] for i in chance_pool(samples)]
     layout = settings.config.profile.layout
