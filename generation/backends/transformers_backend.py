@@ -12,12 +12,17 @@ tokenizer has a chat template is asked in chat mode by default, any other in com
 from __future__ import annotations
 
 import contextlib
+import copy
+import hashlib
 import io
 import logging
+import os
+import shutil
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import safetensors.torch
 import torch
 import transformers
 
@@ -43,32 +48,11 @@ class TransformersBackend(Backend):
     ) -> None:
         if batch_size < 1:
             raise GenerationError(f"batch size {batch_size}: must be at least 1")
-        torch_dtype = getattr(torch, choose_dtype(dtype))
-        transformers.utils.logging.set_verbosity_error()
-        transformers.utils.logging.disable_progress_bar()
         self.model_name = model
         self.gguf_file = gguf_file
         self.batch_size = batch_size
         self.label = label
-        extra = {"gguf_file": gguf_file} if gguf_file else {}
-        # transformers' GGUF loader draws a tqdm bar of its own on stderr; keep it off ours.
-        quiet = contextlib.redirect_stderr(io.StringIO()) if gguf_file else contextlib.nullcontext()
-        try:
-            with quiet:
-                self.tokenizer = transformers.AutoTokenizer.from_pretrained(
-                    model, local_files_only=True, **extra
-                )
-                self.model = transformers.AutoModelForCausalLM.from_pretrained(
-                    model, local_files_only=True, dtype=torch_dtype, **extra
-                )
-        except (OSError, ValueError, ImportError) as error:
-            # some transformers releases fail on a folder without a tokenizer with an
-            # ImportError (a missing optional converter), not an OSError
-            reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
-            raise GenerationError(
-                f"hf:{model}: cannot load a model from it ({reason}); give a local folder with "
-                "config and weights, or the id of a model already in the Hugging Face cache"
-            ) from error
+        self.tokenizer, self.model = _load(model, gguf_file, dtype)
         self._setup()
 
     @classmethod
@@ -225,6 +209,33 @@ def _stop_check(request: GenerationRequest):
     return None
 
 
+def _load(model: str, gguf_file: str | None, dtype: str):
+    """(tokenizer, model) from a folder or cached model id, or a GGUF file in a folder."""
+    torch_dtype = getattr(torch, choose_dtype(dtype))
+    transformers.utils.logging.set_verbosity_error()
+    transformers.utils.logging.disable_progress_bar()
+    extra = {"gguf_file": gguf_file} if gguf_file else {}
+    # transformers' GGUF loader draws a tqdm bar of its own on stderr; keep it off ours.
+    quiet = contextlib.redirect_stderr(io.StringIO()) if gguf_file else contextlib.nullcontext()
+    try:
+        with quiet:
+            tokenizer = transformers.AutoTokenizer.from_pretrained(
+                model, local_files_only=True, **extra
+            )
+            loaded = transformers.AutoModelForCausalLM.from_pretrained(
+                model, local_files_only=True, dtype=torch_dtype, **extra
+            )
+    except (OSError, ValueError, ImportError) as error:
+        # some transformers releases fail on a folder without a tokenizer with an
+        # ImportError (a missing optional converter), not an OSError
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise GenerationError(
+            f"hf:{model}: cannot load a model from it ({reason}); give a local folder with "
+            "config and weights, or the id of a model already in the Hugging Face cache"
+        ) from error
+    return tokenizer, loaded
+
+
 def _end_token_ids(tokenizer, model) -> set[int]:
     """The tokenizer's end token and every end token the model's generation config names."""
     ends = {tokenizer.eos_token_id}
@@ -253,8 +264,78 @@ class EmbeddedBackend(TransformersBackend):
     (its tokenizer has a chat template, so it is asked in chat mode by default)."""
 
     def __init__(self, batch_size: int = 16, dtype: str = "auto") -> None:
+        if batch_size < 1:
+            raise GenerationError(f"batch size {batch_size}: must be at least 1")
         folder = embedded_model_folder()
         gguf = sorted(folder.glob("*.gguf"))[0]
-        super().__init__(
-            str(folder), gguf_file=gguf.name, batch_size=batch_size, label="embedded", dtype=dtype
-        )
+        self.model_name, self.gguf_file = str(folder), gguf.name
+        self.batch_size, self.label = batch_size, "embedded"
+        self.tokenizer, self.model = converted_model(gguf, dtype)
+        self._setup()
+
+
+def converted_model(gguf: Path, dtype: str):
+    """(tokenizer, model) of a GGUF file, through a converted copy in the content cache.
+
+    Reading the GGUF file (its header three times, then dequantizing every tensor) is most of
+    the embedded model's start; the converted model (safetensors, the tokenizer's own files)
+    loads in a fraction of it. The copy is named by the GGUF file's content hash, the dtype and
+    the transformers and torch versions, so it is never read for another file or loader; it
+    is written whole (a temporary folder renamed into place) before `complete` marks it, and a
+    copy that does not load is passed over and written again. Off with the content cache
+    (`CLONEPROBE_NO_CACHE=1`)."""
+    from ...content_cache import cache_folder, content_key
+
+    root = cache_folder()
+    if root is None:
+        return _load(str(gguf.parent), gguf.name, dtype)
+    key = content_key("converted-model", CONVERSION_FORMAT, _file_hash(gguf), choose_dtype(dtype),
+                      transformers.__version__, torch.__version__)  # fmt: skip
+    folder = root / "models" / key
+    if (folder / "complete").is_file():
+        try:
+            return _load(str(folder), None, dtype)
+        except Exception as error:  # any damage (e.g. a SafetensorError) is passed over
+            log.debug("converted model %s does not load (%s); converting again", folder, error)
+    tokenizer, model = _load(str(gguf.parent), gguf.name, dtype)
+    _save_converted(tokenizer, model, folder)
+    return tokenizer, model
+
+
+CONVERSION_FORMAT = "1"
+"""Changed when what `_save_converted` writes changes."""
+
+
+def _file_hash(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _save_converted(tokenizer, model, folder: Path) -> None:
+    """Write the converted model under `folder`, whole or not at all; a folder that cannot be
+    written (no space, read-only) is passed over: the model was loaded all the same."""
+    temporary = folder.with_name(f".{folder.name}.{os.getpid()}.partial")
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(temporary, ignore_errors=True)
+        # transformers will not save a model its GGUF loader made (it counts as quantized,
+        # though the weights are dequantized): the weights, config and generation config go
+        # out as a plain model's would, without the loader's quantization note
+        temporary.mkdir()
+        config = copy.deepcopy(model.config)
+        if hasattr(config, "quantization_config"):
+            del config.quantization_config
+        config.save_pretrained(temporary)
+        model.generation_config.save_pretrained(temporary)
+        safetensors.torch.save_model(model, str(temporary / "model.safetensors"))
+        tokenizer.save_pretrained(temporary)
+        (temporary / "complete").write_text("converted by cloneprobe\n")
+        shutil.rmtree(folder, ignore_errors=True)  # an unusable copy, or none
+        os.replace(temporary, folder)
+    except Exception as error:  # a copy not kept must never fail the run
+        log.debug("converted model not kept in %s (%s)", folder, error)
+    finally:
+        shutil.rmtree(temporary, ignore_errors=True)
