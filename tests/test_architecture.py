@@ -63,7 +63,7 @@ def stage_of(module: str) -> str:
     parts = module.split(".")
     if len(parts) < 2 or parts[0] != "cloneprobe":
         return "outside"
-    if parts[1] in ("errors", "atomic"):  # tiny shared modules every stage may import
+    if parts[1] in ("errors", "atomic", "content_cache"):  # small shared modules, any stage
         return "shared"
     if parts[1] in STAGE_FOLDERS:
         return parts[1]
