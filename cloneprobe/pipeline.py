@@ -213,6 +213,12 @@ def _generate(settings, reporter, benchmark, prompt_sets, temperatures, task_ids
                     "another run on this store and were left to it; run the command again "
                     "when it has finished to audit them all"
                 )
+            if summary.withheld:
+                reporter.warn(
+                    f"{spec.label}: the server withheld {summary.withheld} samples (finish "
+                    "reason content_filter); they are stored as the text it sent, and a "
+                    "withheld answer fails its tests like any other"
+                )
             if summary.failed:
                 reporter.warn(
                     f"{spec.label}: {summary.failed} samples failed (first error: "

@@ -54,6 +54,11 @@ def stored_already(model: str, plan: Plan, store: SampleStore) -> bool:
     )
 
 
+WITHHELD = "content_filter"
+"""The finish reason of a text the server's filter withheld (OpenAI's name, which vLLM and
+other compatible servers use too)."""
+
+
 @dataclass(frozen=True)
 class RunSummary:
     model: str
@@ -70,6 +75,9 @@ class RunSummary:
     """Samples of the plan another live run was generating (left to it)."""
     first_error: str | None = None
     """The first failed request's error, if any failed."""
+    withheld: int = 0
+    """Samples the server said it withheld (finish reason `content_filter`): stored as the
+    (often empty) text it sent, so they count as answers that fail."""
 
 
 @dataclass(frozen=True)
@@ -149,7 +157,7 @@ def run_plan(
                     seed=None if settings.seed is None else settings.seed + indices[0],
                 )
             )
-    counts = {"ok": 0, "failed": 0, "prompt_tokens": 0, "completion_tokens": 0}
+    counts = {"ok": 0, "failed": 0, "prompt_tokens": 0, "completion_tokens": 0, "withheld": 0}
     errors: list[str] = []
     started = time.monotonic()
     writer = _Writer(store, run_id, held=backend.signals_bursts)
@@ -164,6 +172,7 @@ def run_plan(
         failed = sum(1 for row in rows if row.error)
         errors.extend(row.error for row in rows[:1] if row.error)
         counts["ok"] += len(rows) - failed
+        counts["withheld"] += sum(row.finish_reason == WITHHELD for row in rows)
         counts["failed"] += failed
         counts["prompt_tokens"] += result.prompt_tokens or 0
         counts["completion_tokens"] += result.completion_tokens or 0
@@ -198,6 +207,7 @@ def run_plan(
         status=status,
         claimed_elsewhere=elsewhere,
         first_error=errors[0] if errors else None,
+        withheld=counts["withheld"],
     )
 
 

@@ -266,6 +266,28 @@ def test_a_server_answering_an_error_with_status_200_is_quoted(tmp_path):
     assert "an error, not a completion: 'model m is not loaded'" in line, line
 
 
+def test_samples_a_server_withheld_are_counted_and_said(tmp_path):
+    import json
+
+    from openai_test_server import OpenAITestServer
+
+    withheld = json.dumps({"id": "x", "object": "text_completion", "created": 1, "model": "m",
+                           "choices": [{"index": 0, "text": "", "finish_reason":
+                                        "content_filter"}]}).encode()  # fmt: skip
+    store = tmp_path / "s.sqlite"
+    with OpenAITestServer() as server:
+        server.answer_next(200, withheld)
+        result = run("generate", "--model", "openai:m", "--base-url", server.base_url,
+                     "--limit", "2", "-n", "1", "--prompts", "original", "--store", store,
+                     "--mode", "completion")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert "the server withheld 1 samples (finish reason content_filter)" in said, said
+    with closing(sqlite3.connect(store)) as db:
+        reasons = sorted(r for (r,) in db.execute("SELECT finish_reason FROM samples"))
+    assert reasons == ["content_filter", "stop"]
+
+
 # --- Ctrl-C while the commands load ------------------------------------------------------------
 
 INTERRUPTED_IMPORT = """
