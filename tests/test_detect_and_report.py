@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 from openai_test_server import OpenAITestServer
 
+from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.cli import main
 from cloneprobe.reports.files import REPORT_FILES
@@ -567,3 +568,42 @@ def test_report_files_are_readable_like_any_file_written_under_the_umask(detecte
     for name in REPORT_FILES:
         mode = (detected["default"] / name).stat().st_mode & 0o777
         assert mode == 0o666 & ~umask, (name, oct(mode))
+
+
+class _InterruptedReport(AuditReport):
+    """A report whose evidence pairs are asked for while rendering and never come: Ctrl-C."""
+
+    def every_pair(self):
+        raise KeyboardInterrupt
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_an_interrupted_report_leaves_the_folder_as_it_was(detected, tmp_path):
+    """Rendered under hidden names, renamed into place only when all are whole: an earlier
+    report stays whole (never some of its files and some of the new run's), and a folder the
+    interrupted call made is gone again."""
+    from dataclasses import fields
+
+    from cloneprobe.audit.audit_report import report_from_dict
+    from cloneprobe.reports.files import write_reports
+
+    def loaded(folder: Path) -> AuditReport:
+        return report_from_dict(json.loads((folder / "report.json").read_text("utf-8")))
+
+    new = loaded(detected["default"])
+    interrupted = _InterruptedReport(**{f.name: getattr(new, f.name) for f in fields(new)})
+    earlier = tmp_path / "earlier"
+    write_reports(loaded(detected["nicad"]), earlier)
+    before = _files(earlier)
+    with pytest.raises(KeyboardInterrupt):
+        write_reports(interrupted, earlier)
+    assert _files(earlier) == before
+    made = tmp_path / "new"
+    with pytest.raises(KeyboardInterrupt):
+        write_reports(interrupted, made)
+    assert not made.exists()
+    write_reports(new, made)
+    assert {p.name for p in made.iterdir()} == REPORT_FILES

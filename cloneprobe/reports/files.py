@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
+import os
 from pathlib import Path
 
 from cloneprobe.atomic import write_atomically
@@ -206,12 +208,28 @@ REPORT_FILES = frozenset(REPORT_RENDERERS)
 
 
 def write_reports(report: AuditReport, folder: Path) -> list[Path]:
-    """Write every format into `folder` (each file atomically); returns the paths written."""
+    """Write every format into `folder`; returns the paths written.
+
+    Every file is rendered under a hidden temporary name first and the set renamed into place
+    only when all are whole, so an interrupt or an error while rendering leaves the folder as
+    it was (an earlier run's report stays one run's report, never a mix), and a folder this
+    call made is removed again."""
+    made = not folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for name, render in REPORT_RENDERERS.items():
-        path = folder / name
-        write_atomically(path, STREAMED[name](report) if name in STREAMED else render(report),
-                         errors="replace")
-        paths.append(path)
-    return paths
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for name, render in REPORT_RENDERERS.items():
+            temporary = folder / f".{name}.{os.getpid()}.partial"
+            staged.append((temporary, folder / name))
+            write_atomically(temporary, STREAMED[name](report) if name in STREAMED
+                             else render(report), errors="replace")  # fmt: skip
+    except BaseException:
+        for temporary, _ in staged:
+            temporary.unlink(missing_ok=True)
+        if made:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
+    for temporary, path in staged:
+        os.replace(temporary, path)
+    return [path for _, path in staged]
