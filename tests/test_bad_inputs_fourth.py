@@ -96,6 +96,9 @@ CASES = {
                                   "not a finite"),
     "scan --glob ''": (lambda t: ["scan", corpus(t), "--output", t / "o", "--glob", ""],
                        "--glob ''", "matches no file"),
+    "scan --text-field with --format files": (
+        lambda t: ["scan", corpus(t), "--output", t / "o", "--format", "files", "--text-field",
+                   "content"], "--text-field with --format files", "leave --text-field out"),
     "scan --executor slurm without --partition": (
         lambda t: ["scan", corpus(t), "--output", t / "o", "--executor", "slurm"],
         "--executor slurm", "--partition NAME"),
