@@ -80,3 +80,19 @@ def test_without_the_cache_nothing_is_written(tmp_path, monkeypatch):
     monkeypatch.setenv("CLONEPROBE_NO_CACHE", "1")
     backend = EmbeddedBackend(batch_size=2)
     assert backend.dtype and not cache.exists()
+
+
+def test_only_the_most_recently_used_converted_copies_are_kept(tmp_path):
+    import os
+
+    from cloneprobe.generation.backends.transformers_backend import prune_converted
+
+    models = tmp_path / "models"
+    for age, name in enumerate(["newest", "second", "third", "oldest"]):
+        copy = models / name
+        copy.mkdir(parents=True)
+        (copy / "complete").write_text("converted by cloneprobe\n")
+        os.utime(copy, (1_000_000 - age * 100, 1_000_000 - age * 100))
+    (models / ".partial").mkdir()  # another process's copy being written: not counted, kept
+    prune_converted(models, keep=2)
+    assert sorted(p.name for p in models.iterdir()) == [".partial", "newest", "second"]

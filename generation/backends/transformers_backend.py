@@ -294,16 +294,35 @@ def converted_model(gguf: Path, dtype: str):
     folder = root / "models" / key
     if (folder / "complete").is_file():
         try:
-            return _load(str(folder), None, dtype)
+            loaded = _load(str(folder), None, dtype)
         except Exception as error:  # any damage (e.g. a SafetensorError) is passed over
             log.debug("converted model %s does not load (%s); converting again", folder, error)
+        else:
+            with contextlib.suppress(OSError):
+                os.utime(folder)  # used now: the last copy `prune_converted` would remove
+            return loaded
     tokenizer, model = _load(str(gguf.parent), gguf.name, dtype)
     _save_converted(tokenizer, model, folder)
+    prune_converted(folder.parent)
     return tokenizer, model
 
 
 CONVERSION_FORMAT = "1"
 """Changed when what `_save_converted` writes changes."""
+KEPT_COPIES = 2
+"""Converted copies kept (each about 260 MB): the most recently used, e.g. one per dtype; a
+copy made for an older transformers or torch is removed once two newer ones were used."""
+
+
+def prune_converted(models: Path, keep: int = KEPT_COPIES) -> None:
+    """Remove all but the `keep` most recently used converted copies under `models`."""
+    try:
+        copies = [p for p in models.iterdir() if p.is_dir() and not p.name.startswith(".")]
+        copies.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    except OSError:
+        return
+    for old in copies[keep:]:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def _file_hash(path: Path) -> str:
