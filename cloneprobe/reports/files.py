@@ -230,6 +230,10 @@ def write_reports(report: AuditReport, folder: Path) -> list[Path]:
             with contextlib.suppress(OSError):
                 folder.rmdir()
         raise
-    for temporary, path in staged:
-        os.replace(temporary, path)
+    try:
+        for temporary, path in staged:
+            os.replace(temporary, path)
+    finally:  # a name that could not be taken (e.g. a folder there): no hidden file left
+        for temporary, _ in staged:
+            temporary.unlink(missing_ok=True)
     return [path for _, path in staged]
