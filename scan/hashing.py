@@ -21,7 +21,6 @@ MAX_TOKEN_BYTES = 64
 """Bytes of a token that enter its hash; longer tokens hash by their first 64 bytes."""
 
 _MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [2**64 - 1], dtype=np.uint64)
-_ONES = np.uint64(0x0101010101010101)
 
 
 def constant_hash(label: str) -> int:
@@ -46,38 +45,13 @@ def _unaligned_words(data) -> np.ndarray:
     return np.ndarray((len(data) + MAX_TOKEN_BYTES,), dtype="<u8", buffer=padded, strides=(1,))
 
 
-def _runs(marks: np.ndarray, first: np.ndarray, cap: int) -> np.ndarray:
-    """Number of consecutive marked bytes from each place (marks: the 0/1 bytes as
-    `_unaligned_words`), at most `cap`; eight bytes at a time."""
-    run = np.zeros(len(first), dtype=np.int64)
-    left = np.arange(len(first))
-    at = first
-    with np.errstate(over="ignore"):
-        for _ in range(cap // 8 + 1):
-            unmarked = ~marks[at] & _ONES
-            # bits below the lowest unmarked byte's bit, counted: 8 per marked byte before it
-            step = np.bitwise_count((unmarked & (~unmarked + np.uint64(1))) - np.uint64(1)) >> 3
-            run[left] += step
-            more = step == 8
-            left, at = left[more], at[more] + 8
-            if not len(left):
-                break
-    return np.minimum(run, cap)
-
-
-def chunk_hashes(data, starts: np.ndarray, word: np.ndarray | None = None,
-                 lengths: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
-    """`token_hash` of every token that starts at `starts` in the data and runs on over the
-    bytes that `word` (a bool per byte) marks, or that is `lengths` bytes long: a few vector
-    steps per token, none per byte."""
+def chunk_hashes(data, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """`token_hash` of every token that starts at `starts` in the data and is `lengths` bytes
+    long: a few vector steps per token, none per byte."""
     if len(starts) == 0:
         return np.empty(0, dtype=np.uint64)
     values = _unaligned_words(data)
-    if lengths is None:
-        lengths = 1 + _runs(_unaligned_words(word.view(np.uint8)), starts + 1,
-                            MAX_TOKEN_BYTES - 1)  # fmt: skip
-    else:
-        lengths = np.minimum(lengths, MAX_TOKEN_BYTES)
+    lengths = np.minimum(lengths, MAX_TOKEN_BYTES)
     hashes = values[starts] & _MASKS[np.minimum(lengths, 8)]
     longer = np.flatnonzero(lengths > 8)
     done = 8

@@ -262,7 +262,7 @@ def _code_batch(data: bytes, inside: np.ndarray, marks: np.ndarray,
     positions = np.flatnonzero(token_start)
     is_word = word_start[positions]
     words = positions[is_word]
-    raw = chunk_hashes(data, words, lengths=_run_ends(word) - words)
+    raw = chunk_hashes(data, words, _run_ends(word) - words)
     first = kind[words]
     with np.errstate(over="ignore"):
         kept = _KEPT_TABLE[(raw * _KEPT_MULTIPLIER) >> _KEPT_SHIFT] == raw
@@ -294,7 +294,7 @@ def _word_hashes(prose: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     word_start = word.copy()
     word_start[1:] &= ~word[:-1]
     starts = np.flatnonzero(word_start)
-    return chunk_hashes(prose, starts, lengths=_run_ends(word) - starts), starts
+    return chunk_hashes(prose, starts, _run_ends(word) - starts), starts
 
 
 def _run_ends(word: np.ndarray) -> np.ndarray:

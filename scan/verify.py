@@ -86,8 +86,7 @@ class PreparedDocument:
     def gram_positions(self, grams: set[tuple[str, ...]]) -> list[int]:
         """Every place where one of the blind ALIGN_NGRAM-grams starts, in order."""
         if len(self.blind_vocabulary) >= GRAM_BASE:  # too many distinct tokens for a key
-            blind, n = self.blind, ALIGN_NGRAM
-            return [i for i in range(len(blind) - n + 1) if tuple(blind[i : i + n]) in grams]
+            return grams_at(self.blind, grams, ALIGN_NGRAM)
         vocabulary = self.blind_vocabulary
         wanted = [[vocabulary[t] for t in gram] for gram in grams
                   if all(t in vocabulary for t in gram)]  # fmt: skip

@@ -264,19 +264,22 @@ class CanonicalFragments:
                              len(self.benchmark))  # fmt: skip
 
 
+FRAGMENT_FIELDS = tuple(f.name for f in fields(Fragment))
+
+
 def encode_fragments(found: dict[str, list[Fragment]]) -> dict:
     """Fragments per task as JSON (`decode_fragments` reads them back)."""
-    return {task_id: [[f.file, f.start_line, f.end_line, f.name, f.lines, f.body_start,
-                       f.has_errors, f.one_liner, f.layout] for f in fragments]
+    return {task_id: [[getattr(f, name) for name in FRAGMENT_FIELDS] for f in fragments]
             for task_id, fragments in found.items()}  # fmt: skip
 
 
 def decode_fragments(data: dict) -> dict[str, list[Fragment]]:
-    def fragment(f: list) -> Fragment:
-        file, start, end, name, lines, body_start, errors, one_liner, layout = f
-        return Fragment(str(file), int(start), int(end), str(name),
-                        tuple([tuple(map(tuple, tokens)) for tokens in lines]),  # (kind, text)
-                        int(body_start), bool(errors), bool(one_liner), layout)  # fmt: skip
+    def fragment(values: list) -> Fragment:
+        if len(values) != len(FRAGMENT_FIELDS):
+            raise ValueError("a fragment of another shape")
+        named = dict(zip(FRAGMENT_FIELDS, values, strict=True))
+        named["lines"] = tuple(tuple(map(tuple, tokens)) for tokens in named["lines"])
+        return Fragment(**named)  # lines: (kind, text) tokens, as tuples again
 
     return {str(task_id): [fragment(f) for f in fragments] for task_id, fragments in data.items()}
 

@@ -67,8 +67,8 @@ def chance_rates(
     compared with the same canonicals under the same settings and code (`canonicals.disk`)."""
     if not canonicals.disk.enabled:
         return compared_chance(canonicals, settings, samples)
+    # settings.key holds the detector, its settings and the study flags
     key = content_key(canonicals.benchmark_key, repr(settings.config), settings.key,
-                      str(settings.uses_study_min_lines), str(settings.prepares_study_samples),
                       *(part for sample in samples for part in sample))  # fmt: skip
 
     def decode(data: dict) -> dict[str, tuple[int, int]]:

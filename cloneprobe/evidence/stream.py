@@ -172,27 +172,22 @@ class StreamedEvidence:
     def convergence(self, group, groups) -> dict[str, dict]:
         """The convergence null of each of the group's tasks with evidence, FDR-adjusted."""
         family = self.family(group.model)
-        nulls = {}
-        for task_id, (v, s) in sorted(group.evidence_best.items(),
-                                      key=lambda item: task_order(item[0])):
-            with_evidence, _, samples = group.evidence[task_id]
-            nulls[task_id] = task_null(task_id, (v / 100, s / 100), family,
-                                       self.solvers(task_id, group, groups), with_evidence,
-                                       samples, self.convergence_rule)  # fmt: skip
+        tested = [(group.evidence_best, {t: e[0] for t, e in group.evidence.items()}, "evidence")]
         if self.convergence_rule.short_copies and group.prompt_set == "original" and any(
                 other.model == group.model and other.prompt_set == "disguised"
                 for other in groups):  # fmt: skip
             # exact copies of short canonicals: only the model's own disguised samples (with
             # the independent families) can tell memory from convergence, so only then tested
-            for task_id, (v, s) in sorted(group.short_best.items(),
-                                          key=lambda item: task_order(item[0])):
-                if task_id in nulls:
-                    continue
-                copies, samples = group.short_copies[task_id], group.evidence[task_id][2]
-                nulls[task_id] = task_null(task_id, (v / 100, s / 100), family,
-                                           self.solvers(task_id, group, groups), copies,
-                                           samples, self.convergence_rule,
-                                           basis="disguise")  # fmt: skip
+            tested.append((group.short_best, group.short_copies, "disguise"))
+        nulls = {}
+        for best, reaching, basis in tested:
+            for task_id, (v, s) in sorted(best.items(), key=lambda item: task_order(item[0])):
+                if task_id not in nulls:  # a task with evidence is tested on its evidence
+                    nulls[task_id] = task_null(
+                        task_id, (v / 100, s / 100), family,
+                        self.solvers(task_id, group, groups), reaching[task_id],
+                        group.evidence[task_id][2], self.convergence_rule, basis=basis,
+                    )  # fmt: skip
         decided = decide(nulls, self.convergence_rule)
         for task_id, names in group.leaks.items():
             if task_id in decided:

