@@ -76,12 +76,26 @@ def resolve_and_list(settings: CorpusSettings) -> tuple[Corpus, list[str] | None
         folder, glob = local.parent, local.name
     if fmt == "auto":
         fmt = _detect_format(local)
+    if fmt == "files":
+        _check_no_fields(settings)
     if glob is None:
         glob = _default_glob(fmt)
     corpus = Corpus(str(folder.resolve()), fmt, glob, settings.text_field, settings.id_field)
     files = None if fmt == "hf" else corpus_files(corpus)
     check_corpus(corpus, files)
     return corpus, files
+
+
+def _check_no_fields(settings: CorpusSettings) -> None:
+    """A folder of source files has no fields: a field named for it would be ignored."""
+    given = [f"--{name.replace('_', '-')} {getattr(settings, name)!r}"
+             for name in ("text_field", "id_field")
+             if getattr(settings, name) != CorpusSettings.__dataclass_fields__[name].default]
+    if given:
+        raise ScanError(f"{settings.path}: {' and '.join(given)} with a folder of source files: "
+                        "such a corpus has no fields (each file is one document, named by its "
+                        "path); leave them out, or give the format of a corpus of records "
+                        "(--format jsonl, parquet or hf)")  # fmt: skip
 
 
 def _detect_format(path: Path) -> str:

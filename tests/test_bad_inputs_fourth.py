@@ -28,6 +28,13 @@ def corpus(tmp: Path) -> Path:
     return folder
 
 
+def write_py(tmp: Path) -> Path:
+    folder = tmp / "sources"
+    folder.mkdir()
+    write(folder / "a.py", "def f():\n    return 1\n")
+    return folder
+
+
 def blob_in_program(tmp: Path) -> Path:
     store = filled_store(tmp)
     with closing(sqlite3.connect(store)) as db:
@@ -98,7 +105,11 @@ CASES = {
                        "--glob ''", "matches no file"),
     "scan --text-field with --format files": (
         lambda t: ["scan", corpus(t), "--output", t / "o", "--format", "files", "--text-field",
-                   "content"], "--text-field with --format files", "leave --text-field out"),
+                   "content"], "--text-field 'content' with a folder of source files",
+        "leave them out"),
+    "scan --text-field on a folder of source files (format auto)": (
+        lambda t: ["scan", write_py(t), "--output", t / "o", "--id-field", "path"],
+        "--id-field 'path' with a folder of source files", "leave them out"),
     "scan --executor slurm without --partition": (
         lambda t: ["scan", corpus(t), "--output", t / "o", "--executor", "slurm"],
         "--executor slurm", "--partition NAME"),

@@ -112,15 +112,6 @@ def scan_command(corpora, output, corpus_format, text_field, id_field, group_fie
         raise UserError("--executor slurm needs --partition (the Slurm partition to use); give "
                         "--partition NAME")  # fmt: skip
     check_scan_output(output, corpora)
-    if corpus_format == "files":
-        source = click.get_current_context().get_parameter_source
-        given = [f"--{name.replace('_', '-')}" for name in ("text_field", "id_field")
-                 if source(name) not in (None, click.core.ParameterSource.DEFAULT)]  # fmt: skip
-        if given:
-            raise UserError(f"{' and '.join(given)} with --format files: a folder of source "
-                            "files has no fields (each file is one document, named by its "
-                            f"path); leave {' and '.join(given)} out, or give the format of a "
-                            "corpus of records (jsonl, parquet, hf)")  # fmt: skip
     if limit == 0 or limit < -1:
         raise UserError(f"--max-docs {limit}: give a number of documents of at least 1, or -1 "
                         "for all of them")  # fmt: skip

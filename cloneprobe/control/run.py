@@ -158,7 +158,8 @@ def run_control(settings: ControlSettings, reporter: Reporter) -> dict:
         ("original", "disguised") if "disguised" in benchmark.prompt_sets else ("original",)
     )
     prompt_sets = [load_prompt_set(name, benchmark) for name in prompt_names]
-    prompt_set = prompt_sets[0]  # original: what the doses are taught, the verdicts' set
+    # original (in whatever order --prompts named it): what the doses are taught, the verdicts'
+    prompt_set = next(p for p in prompt_sets if p.name == "original")
     max_new_tokens = settings.max_new_tokens or fitted_budget(texts)
     sampling = SamplingSettings(
         mode=mode,
