@@ -28,6 +28,11 @@ def corpus(tmp: Path) -> Path:
     return folder
 
 
+def folder_holding_folder(tmp: Path, name: str) -> Path:
+    (tmp / "r" / name).mkdir(parents=True)
+    return tmp / "r"
+
+
 def write_py(tmp: Path) -> Path:
     folder = tmp / "sources"
     folder.mkdir()
@@ -103,6 +108,10 @@ CASES = {
                                   "not a finite"),
     "scan --glob ''": (lambda t: ["scan", corpus(t), "--output", t / "o", "--glob", ""],
                        "--glob ''", "matches no file"),
+    "a report folder holding a folder named as a report file": (
+        lambda t: ["report", "--store", filled_store(t), "--report",
+                   folder_holding_folder(t, "evidence.jsonl")],
+        "holds a folder named evidence.jsonl", "move that folder"),
     "scan --text-field with --format files": (
         lambda t: ["scan", corpus(t), "--output", t / "o", "--format", "files", "--text-field",
                    "content"], "--text-field 'content' with a folder of source files",

@@ -226,6 +226,11 @@ def check_outputs(options: dict) -> None:
     check_writable_folder(folder, "--report")
     from ..reports.files import REPORT_FILES
 
+    for name in sorted(REPORT_FILES):
+        if (folder / name).is_dir():
+            raise UserError(f"--report {folder}: holds a folder named {name}, where the report "
+                            f"writes its file {name}; move that folder, or give another folder "
+                            "for the report")  # fmt: skip
     sources = [*command_inputs("--report"), *([Path(store)] if store is not None else [])]
     for source in sources:
         for name in sorted(REPORT_FILES):
@@ -318,7 +323,6 @@ def read_api_key_file(path: Path | None) -> str | None:
 
 NEW_STORES = "cloneprobe.new_stores"
 """Key in the root context's `meta`: the store paths that did not exist at parse time."""
-SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
 def note_new_store(ctx: click.Context | None, path: Path) -> None:
@@ -362,7 +366,7 @@ def remove_empty_new_stores(ctx: click.Context) -> list[Path]:
         try:
             if not path.is_file() or path.is_symlink() or not holds_nothing(path):
                 continue
-            for side in SIDE_FILES:
+            for side in SQLITE_SIDE_FILES:
                 Path(f"{path}{side}").unlink(missing_ok=True)
             path.unlink()
             removed.append(path)
