@@ -21,6 +21,7 @@ import importlib.util
 import json
 import logging
 import os
+import shutil
 import sys
 from collections.abc import Callable, Mapping
 from functools import lru_cache
@@ -153,14 +154,20 @@ class ContentCache:
         return value
 
 
-def drop_oldest(folder: Path, keep: int) -> None:
-    """Delete all but the `keep` most recently used entries of `folder` (read or written)."""
+def drop_oldest(folder: Path, keep: int,
+                counted: Callable[[os.DirEntry], bool] = lambda e: e.name.endswith(".json"),
+                ) -> None:  # fmt: skip
+    """Delete all but the `keep` most recently used entries of `folder` (read or written)
+    that `counted` selects (JSON files; a folder entry is deleted with what it holds)."""
     found = []
     for entry in os.scandir(folder):
-        if entry.name.endswith(".json"):
+        if counted(entry):
             try:
                 found.append((entry.stat().st_mtime_ns, entry.path))
             except OSError:  # deleted meanwhile by another run
                 continue
     for _, path in sorted(found)[: max(0, len(found) - keep)]:
-        Path(path).unlink(missing_ok=True)
+        if os.path.isdir(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            Path(path).unlink(missing_ok=True)

@@ -93,6 +93,9 @@ def test_only_the_most_recently_used_converted_copies_are_kept(tmp_path):
         copy.mkdir(parents=True)
         (copy / "complete").write_text("converted by cloneprobe\n")
         os.utime(copy, (1_000_000 - age * 100, 1_000_000 - age * 100))
-    (models / ".partial").mkdir()  # another process's copy being written: not counted, kept
+    (models / ".x.1.partial").mkdir()  # another process's copy being written: kept
+    dead = models / ".x.2.partial"  # left by a process that died a day ago: removed
+    dead.mkdir()
+    os.utime(dead, (1_000_000, 1_000_000))
     prune_converted(models, keep=2)
-    assert sorted(p.name for p in models.iterdir()) == [".partial", "newest", "second"]
+    assert sorted(p.name for p in models.iterdir()) == [".x.1.partial", "newest", "second"]

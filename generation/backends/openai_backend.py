@@ -117,18 +117,15 @@ class OpenAIBackend(Backend):
         try:
             while delivered < len(requests):
                 result = finished.get()
-                while True:  # a burst: every result that is ready, then one flush
-                    if isinstance(result, BaseException):
-                        raise result
-                    delivered += 1
-                    on_result(result)
-                    # the requests' thread may take the interpreter now, not after the switch
-                    # interval (5 ms): a freed slot's next request waits on it meanwhile
-                    time.sleep(0)
-                    if delivered == len(requests) or finished.empty():
-                        break
-                    result = finished.get()
-                if flush is not None:
+                if isinstance(result, BaseException):
+                    raise result
+                delivered += 1
+                on_result(result)
+                # the requests' thread may take the interpreter now, not after the switch
+                # interval (5 ms): a freed slot's next request waits on it meanwhile
+                time.sleep(0)
+                # a burst: every result that is ready, then one flush
+                if flush is not None and (delivered == len(requests) or finished.empty()):
                     flush()
         finally:
             # interrupted, or on_result failed: stop asking (after the last result the loop

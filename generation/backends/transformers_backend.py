@@ -311,15 +311,23 @@ KEPT_COPIES = 2
 copy made for an older transformers or torch is removed once two newer ones were used."""
 
 
+STALE_PARTIAL_SECONDS = 3600
+"""A copy still being written after this long was left by a process that died (SIGKILL)."""
+
+
 def prune_converted(models: Path, keep: int = KEPT_COPIES) -> None:
-    """Remove all but the `keep` most recently used converted copies under `models`."""
+    """Remove all but the `keep` most recently used converted copies under `models`, and any
+    copy a process that died left half-written."""
+    from ...content_cache import drop_oldest
+
     try:
-        copies = [p for p in models.iterdir() if p.is_dir() and not p.name.startswith(".")]
-        copies.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+        drop_oldest(models, keep, lambda e: e.is_dir() and not e.name.startswith("."))
+        for entry in os.scandir(models):
+            if (entry.name.endswith(".partial")
+                    and time.time() - entry.stat().st_mtime > STALE_PARTIAL_SECONDS):  # fmt: skip
+                shutil.rmtree(entry.path, ignore_errors=True)
     except OSError:
         return
-    for old in copies[keep:]:
-        shutil.rmtree(old, ignore_errors=True)
 
 
 def _file_hash(path: Path) -> str:
