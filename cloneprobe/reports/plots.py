@@ -40,19 +40,13 @@ NAMES_WIDTH = 330
 """Room right of a strip plot for the names of each row's highest points."""
 
 
-def _point(cx: float, cy: float, r: float, colour: str, name: str | None, value: float,
-           label: bool, left_of: bool = False) -> str:  # fmt: skip
-    """A dot; with a name, a hover title and (when `label`) the name written beside it."""
+def _point(cx: float, cy: float, r: float, colour: str, name: str | None, value: float) -> str:
+    """A dot; with a name, a hover title (the plots write the names they label themselves)."""
     if name is None:
         return (f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r}" fill="{colour}" '
                 'fill-opacity="0.6"/>')  # fmt: skip
-    dot = (f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r}" fill="{colour}" fill-opacity="0.6">'
-           f"<title>{escape(name)}: {value:.4g}</title></circle>")  # fmt: skip
-    if label:  # beside the dot, on its left when it is near the right edge
-        x, anchor = (cx - 4, "end") if left_of else (cx + 4, "start")
-        dot += (f'<text x="{x:.1f}" y="{cy - 4:.1f}" font-size="9" fill="#444" '
-                f'text-anchor="{anchor}">{escape(name)}</text>')  # fmt: skip
-    return dot
+    return (f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r}" fill="{colour}" fill-opacity="0.6">'
+            f"<title>{escape(name)}: {value:.4g}</title></circle>")  # fmt: skip
 
 
 def strip_plot(title: str, rows: Sequence[tuple[str, Sequence[float]]], axis: str,
@@ -105,7 +99,7 @@ def strip_plot(title: str, rows: Sequence[tuple[str, Sequence[float]]], axis: st
         points = sorted(named[number][1], key=lambda point: point[0])
         for rank, (value, name) in enumerate(points):
             offset = ((rank * 7) % 15 - 7) * 0.8
-            parts.append(_point(x(value), middle + offset, 2.5, colour, name, value, False))
+            parts.append(_point(x(value), middle + offset, 2.5, colour, name, value))
         highest = [name for _, name in reversed(points[-LABELLED:]) if name is not None]
         if highest:  # named beside the row, outside the plot, so that no label covers a dot
             parts.append(f'<text x="{right + 12}" y="{middle + 4:.1f}" font-size="10" '
@@ -167,7 +161,7 @@ def scatter_plot(title: str, series: Sequence[tuple[str, Sequence[tuple[float, f
         for index, (a, b) in enumerate(pairs):
             if math.isfinite(a) and math.isfinite(b):
                 name = names[number][index] if names is not None else None
-                parts.append(_point(at(a), flip(b), 3, colour, name, b, False))
+                parts.append(_point(at(a), flip(b), 3, colour, name, b))
                 if name is not None and index in labelled:
                     spot = spots.setdefault((round(at(a)), round(flip(b))), [])
                     if name not in spot:
