@@ -113,13 +113,13 @@ def same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def check_output_file(path: Path, option: str, inputs=()) -> None:
+def check_output_file(path: Path, option: str) -> None:
     """An output file that may be written: never a store (writing would destroy it), never an
     input of the same command, never a folder; its folder must exist and be writable."""
     from ..errors import UserError
 
     check_writable_file(path, option)
-    for source in [*inputs, *command_inputs(option)]:
+    for source in command_inputs(option):
         if same_file(path, Path(source)):
             raise UserError(f"{option} {path}: is also this command's input; writing it would "
                             "destroy what is read, so give another file name")  # fmt: skip

@@ -42,7 +42,7 @@ def export_command(store_path, out_path, models, prompt_sets, as_written) -> Non
 
     prompt_sets = split_names(prompt_sets)
     check_store_path(store_path)
-    check_output_file(out_path, "--out", inputs=[store_path])
+    check_output_file(out_path, "--out")
     with SampleStore(store_path, read_only=True) as store:
         check_not_being_written(store, store_path)
         for source in store.imported_files():  # the files its samples were imported from

@@ -90,8 +90,7 @@ def prompts_command(
         raise BenchmarkError(f"{' and '.join(actions)} ask for different things, and only one "
                              "would be done; give one of them per command")  # fmt: skip
     if export_path is not None:
-        check_output_file(export_path, "--export", inputs=[Path(benchmark_spec),
-                                                           *([Path(set_spec)] if set_spec else [])])
+        check_output_file(export_path, "--export")  # never the benchmark or --prompts file
     benchmark = load_benchmark(benchmark_spec)
     if diff_task and not set_spec and "fixed" not in benchmark.prompt_sets:
         raise BenchmarkError(
