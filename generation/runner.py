@@ -161,12 +161,11 @@ def run_plan(
     errors: list[str] = []
     started = time.monotonic()
     writer = _Writer(store, run_id, held=backend.signals_bursts)
-    settings_key = settings.key
 
     def on_result(result: GenerationResult) -> None:
         rows = [
             replace(row, error=redact(row.error)) if row.error else row
-            for row in _samples(model, run_id, settings, settings_key, result)
+            for row in _samples(model, run_id, settings, result)
         ]
         writer.add(rows)
         failed = sum(1 for row in rows if row.error)
@@ -258,13 +257,12 @@ def _consecutive_runs(indices: tuple[int, ...]) -> list[tuple[int, ...]]:
 
 
 def _samples(
-    model: str, run_id: int, settings: SamplingSettings, settings_key: str,
-    result: GenerationResult,
-) -> list[StoredSample]:  # fmt: skip
+    model: str, run_id: int, settings: SamplingSettings, result: GenerationResult
+) -> list[StoredSample]:
     pending: _Pending = result.request.key  # type: ignore[assignment]
     base = {
         "model": model,
-        "settings_key": settings_key,
+        "settings_key": settings.key,
         "prompt_set": pending.prompt_set,
         "variant": pending.variant,
         "task_id": pending.task_id,

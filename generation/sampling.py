@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import Literal
 
 from .errors import GenerationError
@@ -34,7 +35,7 @@ class SamplingSettings:
         if self.max_new_tokens < 1:
             raise GenerationError(f"max new tokens {self.max_new_tokens}: must be at least 1")
 
-    @property
+    @cached_property  # read for every stored sample: computed once
     def key(self) -> str:
         """A short fingerprint stored with every sample (samples of other settings never mix).
         float32, the only type local models computed in before `dtype` existed, is left out of
