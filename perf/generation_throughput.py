@@ -190,8 +190,11 @@ def baseline_tree(baseline: str | None):
         return
     with tempfile.TemporaryDirectory() as folder:
         archive = subprocess.run(["git", "-C", str(HERE.parent.parent), "archive", baseline],
-                                 capture_output=True, check=True).stdout  # fmt: skip
-        subprocess.run(["tar", "-x", "-C", folder], input=archive, check=True)
+                                 capture_output=True)  # fmt: skip
+        if archive.returncode:
+            raise SystemExit(f"--baseline {baseline}: neither a folder nor a revision of this "
+                             f"repository ({archive.stderr.decode(errors='replace').strip()})")
+        subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
         yield Path(folder)
 
 
