@@ -133,7 +133,9 @@ def _jsonl_records(path: Path) -> Iterator[tuple[int, dict]]:
     except OSError as error:
         raise BenchmarkError(f"{path}: cannot read ({error.strerror}); check the path") from None
     except UnicodeDecodeError as error:
-        if path.read_bytes()[:16] == b"SQLite format 3\x00":  # benchmarks know no stores
+        with path.open("rb") as head:
+            is_store = head.read(16) == b"SQLite format 3\x00"  # benchmarks know no stores
+        if is_store:
             raise BenchmarkError(f"{path}: a SQLite database (a sample store?), not a benchmark "
                                  "JSONL; give it with --store, and --benchmark a JSONL of "
                                  "task_id, prompt, canonical_solution, entry_point") from None
