@@ -660,7 +660,7 @@ def stored_signals(
     total = count_rows(samples, prompt_sets, benchmark)
     with reporter.task("stored signals", total) as bar:
         rows = compute_signals(
-            store, benchmark, sorted({s.model for s in samples}), prompt_sets, names,
+            store, benchmark, models, prompt_sets, names,
             StoredScorers(store), bar.advance, None, samples, stored_only=True,
         )  # fmt: skip
     section = with_asked_reasons(signals_section(rows, names, None), asked)
