@@ -10,7 +10,17 @@ Imports nothing, so every stage may import it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
 
 class UserError(Exception):
     """An input (option, file, store, server answer) that cannot be used as given; the message
     names it, says what is wrong and what to do."""
+
+    store: Path | None = None
+    """A store the error concerns: if the command made it and leaves it empty, it is removed,
+    and `if_store_removed` (when given) is the message printed instead."""
+    if_store_removed: str | None = None

@@ -59,6 +59,14 @@ def _debug(ctx: click.Context) -> bool:
     return bool(ctx.obj and ctx.obj.get("debug"))
 
 
+def _refused(error: BaseException) -> bool:
+    """An error that ends a command as refused or failed (a store it made and left empty is
+    removed): not Ctrl-C, Abort or an exit with code 0."""
+    if isinstance(error, (click.exceptions.Exit, click.ClickException)):
+        return bool(error.exit_code)
+    return isinstance(error, Exception) and not isinstance(error, click.exceptions.Abort)
+
+
 class _Group(click.Group):
     """Turns user errors into one red line and exit code 2 (a traceback only with --debug)."""
 
@@ -67,35 +75,32 @@ class _Group(click.Group):
             previous = signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
         except ValueError:  # not the main thread: leave signals alone
             previous = None
+        removed: list = []
         try:
-            return super().invoke(ctx)
+            try:
+                return super().invoke(ctx)
+            except BaseException as error:
+                if _refused(error):  # Ctrl-C is not a refusal: what was stored is kept
+                    removed = remove_empty_new_stores(ctx)
+                raise
         except USER_ERRORS as error:
-            removed = remove_empty_new_stores(ctx)
             if _debug(ctx):
                 raise
-            store = getattr(error, "store", None)
-            message = getattr(error, "if_store_removed", None) if store in removed else None
-            _print_error("error", "red", message or str(error))
+            removed_message = error.if_store_removed if error.store in removed else None
+            _print_error("error", "red", removed_message or str(error))
             sys.exit(2)
         except click.UsageError as error:
-            remove_empty_new_stores(ctx)
             _print_error("error", "red", _usage_message(ctx, error))
             sys.exit(2)
-        except (click.exceptions.Exit, click.ClickException) as error:
-            if error.exit_code:  # a refusal by exit code: no empty store left behind
-                remove_empty_new_stores(ctx)
-            raise
-        except click.exceptions.Abort:
+        except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
             raise
         except sqlite3.Error as error:
-            remove_empty_new_stores(ctx)
             if _debug(ctx):
                 raise
             _print_error("error", "red", f"the store cannot be used ({error}); check the --store "
                          "path, or run with --debug for details")  # fmt: skip
             sys.exit(2)
         except OSError as error:
-            remove_empty_new_stores(ctx)
             if _debug(ctx):
                 raise
             where = f"{error.filename}: " if error.filename else ""
@@ -109,7 +114,6 @@ class _Group(click.Group):
             )  # fmt: skip
             sys.exit(130)
         except Exception as error:  # a bug: still one line, the traceback with --debug
-            remove_empty_new_stores(ctx)
             if _debug(ctx):
                 raise
             _print_error("internal error", "red", f"{type(error).__name__}: {error}; run again "
