@@ -269,4 +269,17 @@ def _parse_verdict(data: bytes) -> tuple[str, str] | None:
         status, detail = json.loads(data)
     except (ValueError, TypeError):
         return None
-    return (status, detail) if type(status) is str and type(detail) is str else None
+    if type(status) is not str or type(detail) is not str:
+        return None
+    return _storable(status), _storable(detail)
+
+
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(32), *range(127, 160)) if chr(c) not in "\n\t"}
+
+
+def _storable(text: str) -> str:
+    """`text` as valid UTF-8 without control characters: the detail quotes what the sample
+    raised, and a lone surrogate in it (`raise ValueError('\\ud800')`) would stop SQLite, and
+    every later result, from being stored; an escape sequence would reach the terminal of
+    whoever reads a report. Both are kept as escapes."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8").translate(_CONTROLS)

@@ -1,0 +1,163 @@
+"""Holes a held-out set of hostile HumanEval samples found in the sandbox of issue 22, each
+pinned by a minimal sample through `cloneprobe execute` over a real SQLite store, beside the
+canonical solution, which must pass in the same run.
+
+- A lone surrogate in what a sample raises (`raise ValueError('\\ud800')`) reached the verdict's
+  detail, and SQLite refused to store it: `execute` ended with an internal error and no result
+  of the run was stored, the honest ones included.
+- Escape sequences in what a sample raises were stored as they were, for a report to hand to a
+  terminal.
+- AF_VSOCK sockets: vsock ports are one space for the whole (virtual) machine, whatever the
+  network namespace, so a sample could listen on, or hold, a port of the host's and talk to
+  the machine's hypervisor side.
+- inotify on the folders the root shares with the host (the standard library) showed the
+  sample every access of other processes to them: other samples' imports, the tool's.
+- /dev was a writable tmpfs: a second writable place, with no limit on its inodes.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import sqlite3
+import tempfile
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cloneprobe.benchmarks import load_humaneval
+from cloneprobe.cli import main
+
+TASK = load_humaneval().get("HumanEval/0")
+PREFIX = "    return False\n\n"
+REPORT = "raise RuntimeError('found ' + repr(FOUND))\n"
+
+
+def at_import(code: str) -> str:
+    """A completion that runs `code` when the program is loaded and reports FOUND (the tool
+    keeps a completion's definitions: the code runs in a decorator)."""
+    body = "".join(
+        "    " + line if line.strip() else line for line in (code + REPORT).splitlines(True)
+    )
+    return (
+        f"{PREFIX}def attack(_):\n    global FOUND\n{body}    return _\n"
+        "@attack\nclass Run:\n    pass\n"
+    )
+
+
+def vsock_port() -> int | None:
+    """A vsock port this test holds (the host's side), or None where this machine has no
+    vsock transport."""
+    try:
+        server = socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM)
+        server.bind((socket.VMADDR_CID_ANY, socket.VMADDR_PORT_ANY))
+    except (OSError, AttributeError):
+        return None
+    HELD.append(server)
+    return server.getsockname()[1]
+
+
+HELD: list[socket.socket] = []
+
+VSOCK = """
+import errno, socket
+FOUND = []
+try:
+    s = socket.socket(40, socket.SOCK_STREAM)  # AF_VSOCK
+    FOUND.append('created')
+    try:
+        s.bind((0xFFFFFFFF, PORT))  # the port the host holds
+        FOUND.append('bound')
+    except OSError as error:
+        FOUND.append(errno.errorcode[error.errno])
+except OSError as error:
+    FOUND.append(errno.errorcode[error.errno])
+"""
+
+INOTIFY = """
+import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.inotify_init1(0)
+FOUND = [errno.errorcode[ctypes.get_errno()] if fd < 0 else 'watching']
+"""
+
+DEV = """
+import errno
+FOUND = []
+try:
+    open('/dev/planted', 'w').write('x')
+    FOUND.append('written')
+except OSError as error:
+    FOUND.append(errno.errorcode[error.errno])
+"""
+
+SURROGATE = "    raise ValueError('no \\ud800 answer')\n"
+ESCAPES = "    raise ValueError('\\x1b]0;owned\\x07\\x1b[2J\\rpassed')\n"
+
+
+@pytest.fixture(scope="module")
+def heldout_run():
+    """One `execute` run: the samples that found each hole, then the canonical solution."""
+    port = vsock_port()
+    samples = {
+        "surrogate": SURROGATE,
+        "escapes": ESCAPES,
+        "vsock": at_import(VSOCK.replace("PORT", str(port or 1024))),
+        "inotify": at_import(INOTIFY),
+        "dev": at_import(DEV),
+        "canonical": TASK.canonical_solution,
+    }
+    with tempfile.TemporaryDirectory(prefix="cloneprobe-heldout-") as folder:
+        path, store = Path(folder) / "samples.jsonl", Path(folder) / "store.sqlite"
+        path.write_text("".join(
+            json.dumps({"task_id": TASK.task_id, "completion": c}) + "\n" for c in samples.values()
+        ))  # fmt: skip
+        try:
+            result = CliRunner().invoke(main, [
+                "execute", str(path), "--model", "m", "--temperature", "0.8", "--store",
+                str(store), "--json", "--exec-timeout", "10", "--workers", "2",
+            ])  # fmt: skip
+        finally:
+            while HELD:
+                HELD.pop().close()
+        with closing(sqlite3.connect(store)) as db:
+            rows = db.execute(
+                "SELECT e.passed, e.reason FROM samples s LEFT JOIN executions e "
+                "ON e.sample_id = s.id ORDER BY s.sample_index"
+            ).fetchall()
+    return {"result": result, "rows": dict(zip(samples, rows, strict=True)), "port": port}
+
+
+def test_a_lone_surrogate_in_what_a_sample_raises_stops_no_result_from_being_stored(
+    heldout_run,
+):
+    assert heldout_run["result"].exit_code == 0, heldout_run["result"].output
+    rows = heldout_run["rows"]
+    assert rows["canonical"] == (1, "passed")
+    assert all(passed is not None for passed, _ in rows.values()), rows
+    assert rows["surrogate"] == (0, "error: ValueError: no \\ud800 answer")
+
+
+def test_control_characters_of_a_sample_are_stored_escaped(heldout_run):
+    assert heldout_run["rows"]["escapes"] == (
+        0, "error: ValueError: \\x1b]0;owned\\x07\\x1b[2J\\x0dpassed"
+    )  # fmt: skip
+
+
+def test_no_vsock_socket_can_be_opened(heldout_run):
+    """Where this machine has vsock, the host's port was held by the test while the sample
+    tried to bind it; a shared port space answered EADDRINUSE."""
+    expected = "error: RuntimeError: found ['EAFNOSUPPORT']"
+    assert heldout_run["rows"]["vsock"] == (0, expected)
+    if heldout_run["port"] is None:
+        pytest.skip("no vsock transport on this machine: the sample was refused by the kernel")
+
+
+def test_inotify_is_refused_by_the_filter(heldout_run):
+    assert heldout_run["rows"]["inotify"] == (0, "error: RuntimeError: found ['EPERM']")
+
+
+def test_dev_is_read_only_so_tmp_is_the_only_writable_place(heldout_run):
+    assert heldout_run["rows"]["dev"] == (0, "error: RuntimeError: found ['EROFS']")
