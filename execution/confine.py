@@ -163,8 +163,8 @@ def build_root(workspace_bytes, folders, files):
     """Make a fresh root and move into it: an empty read-only tmpfs holding read-only binds of
     `folders` and `files` (the interpreter's standard library and the shared libraries it
     loads, each at its own path, with any symbolic link on the way recreated), their
-    `site-packages` and `dist-packages` covered empty, a /dev of null, zero, random and urandom
-    only, a size-limited tmpfs at /tmp (the only writable place) and a /proc of this PID
+    `site-packages` and `dist-packages` covered empty, a read-only /dev of null, zero, random
+    and urandom only, a size-limited tmpfs at /tmp (the only writable place) and a /proc of this PID
     namespace. The host's root is detached: nothing else of it can be reached."""
     _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing below propagates to the host
     sources = {}
@@ -190,9 +190,12 @@ def build_root(workspace_bytes, folders, files):
             _mount("hidden", f"{root}{real}/{name}", "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY,
                    "size=4k")  # fmt: skip
     os.makedirs(root + "/dev", mode=0o755)
-    _mount("dev", root + "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=4k,mode=755")
+    _mount("dev", root + "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=4k,nr_inodes=16,mode=755")
     for name, handle in devices.items():
         _bind_read_only(handle, f"{root}/dev/{name}", False, read_only=False)
+    # the devices stay writable (they are mounts of their own); /dev itself does not: /tmp
+    # is the only place a sample can make a file
+    _mount(None, root + "/dev", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
     # exist_ok: a tool whose environment lives under /tmp (a venv there) has its links there
     os.makedirs(root + WORKSPACE, mode=0o755, exist_ok=True)
     _mount(

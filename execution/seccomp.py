@@ -6,7 +6,9 @@ libseccomp is installable for every interpreter the tool runs on, so the program
 it checks the architecture first (a call of another ABI, such as x32 or a 32-bit compat call,
 is refused with EPERM), then answers EPERM to every system call in `DENIED` and to `clone` with
 a namespace flag, ENOSYS to `clone3` (whose flags sit in memory a filter cannot read; the C
-library then falls back to `clone`), and allows the rest.
+library then falls back to `clone`), EAFNOSUPPORT to `socket` and `socketpair` of a family
+other than Unix, IPv4, IPv6 and netlink (AF_VSOCK reaches the host of a virtual machine from
+any network namespace), and allows the rest.
 """
 
 import ctypes
@@ -33,11 +35,21 @@ DENIED = (
     "fsopen", "fsconfig", "fsmount", "fspick", "memfd_create", "memfd_secret", "init_module",
     "finit_module", "delete_module", "swapon", "swapoff", "acct", "syslog", "quotactl", "kcmp",
     "name_to_handle_at", "open_by_handle_at", "settimeofday", "clock_settime", "adjtimex",
-    "vhangup",
+    "vhangup", "inotify_init1",
 )  # fmt: skip
 """Denied with EPERM: the keyring, io_uring, tracing and reading other processes, the
 kernel's own controls, and every way to change mounts or namespaces once the sandbox is set
-up (memfd_create too: memory a per-process limit would not count)."""
+up (memfd_create too: memory a per-process limit would not count), and inotify (it
+would show the sample every access of the host's processes and of other samples to the
+folders its root shares with them)."""
+DENIED_WHERE_PRESENT = ("inotify_init",)
+"""Denied on the architectures that have them (x86_64's older calls)."""
+SOCKET_FAMILIES = (1, 2, 10, 16)
+"""AF_UNIX, AF_INET, AF_INET6 and AF_NETLINK: the families `socket` and `socketpair` may
+open (all of them confined to the sample's own network namespace); any other answers
+EAFNOSUPPORT. AF_VSOCK above all is not: its ports are one space for the whole machine (a
+virtual machine's, shared with its host), whatever network namespace a process is in."""
+
 
 ARCHITECTURES = {
     "x86_64": {
@@ -53,6 +65,7 @@ ARCHITECTURES = {
         "kcmp": 312, "name_to_handle_at": 303, "open_by_handle_at": 304,
         "settimeofday": 164, "clock_settime": 227, "adjtimex": 159, "vhangup": 153,
         "clone": 56, "clone3": 435,
+        "inotify_init1": 294, "inotify_init": 253, "socket": 41, "socketpair": 53,
     },
     "aarch64": {
         "audit_arch": 0xC00000B7, "keyctl": 219, "add_key": 217, "request_key": 218,
@@ -67,6 +80,7 @@ ARCHITECTURES = {
         "kcmp": 272, "name_to_handle_at": 264, "open_by_handle_at": 265,
         "settimeofday": 170, "clock_settime": 112, "adjtimex": 171, "vhangup": 58,
         "clone": 220, "clone3": 435,
+        "inotify_init1": 26, "socket": 198, "socketpair": 199,
     },
 }  # fmt: skip
 
@@ -87,42 +101,39 @@ def build_filter(machine=None):
             errno.ENOSYS, f"no seccomp filter for the {machine} architecture (x86_64, aarch64)"
         )
     numbers = ARCHITECTURES[machine]
-    denied = sorted({numbers[name] for name in DENIED})
-    # layout: checks, then the three exits: [deny EPERM] [deny ENOSYS] [allow]
-    checks = [("ld", OFFSET_ARCH), ("arch", numbers["audit_arch"]), ("ld", OFFSET_NR)]
+    denied = sorted({numbers[name] for name in (*DENIED, *DENIED_WHERE_PRESENT) if name in numbers})
+    # (code, k, where to jump when true, when false): a label, or None for the next statement
+    program = [(LD_W_ABS, OFFSET_ARCH, None, None), (JEQ_K, numbers["audit_arch"], None, "kill")]
+    program.append((LD_W_ABS, OFFSET_NR, None, None))
     if machine == "x86_64":
-        checks.append(("x32", X32_SYSCALL_BIT))
-    checks += [("deny", number) for number in denied]
-    checks += [("enosys", numbers["clone3"]), ("clone", numbers["clone"])]
-    # the clone branch: load flags, deny when any namespace flag is set, else allow
-    body = len(checks) + 3
-    deny_at, enosys_at, allow_at = body, body + 1, body + 2
-    program = []
-    for index, (kind, value) in enumerate(checks):
-        if kind == "ld":
-            program.append(_statement(LD_W_ABS, value))
-        elif kind == "arch":  # a wrong architecture: kill (jump over to the kill at the end)
-            program.append(_statement(JEQ_K, value, 0, body + 3 - index - 1))
-        elif kind == "x32":
-            program.append(_statement(JGE_K, value, deny_at - index - 1, 0))
-        elif kind == "deny":
-            program.append(_statement(JEQ_K, value, deny_at - index - 1, 0))
-        elif kind == "enosys":
-            program.append(_statement(JEQ_K, value, enosys_at - index - 1, 0))
-        elif kind == "clone":  # not clone: allow; clone: fall through to its flag check
-            program.append(_statement(JEQ_K, value, 0, allow_at - index - 1))
-    index = len(program)
-    program.append(_statement(LD_W_ABS, OFFSET_ARG0))
-    program.append(_statement(JSET_K, CLONE_NAMESPACE_FLAGS, deny_at - index - 2, 0))
-    program.append(_statement(RET_K, RET_ALLOW))  # clone without namespace flags
-    assert len(program) == body
-    program.append(_statement(RET_K, RET_ERRNO | errno.EPERM))
-    program.append(_statement(RET_K, RET_ERRNO | errno.ENOSYS))
-    program.append(_statement(RET_K, RET_ALLOW))
-    program.append(_statement(RET_K, RET_KILL_PROCESS))
+        program.append((JGE_K, X32_SYSCALL_BIT, "eperm", None))
+    program += [(JEQ_K, number, "eperm", None) for number in denied]
+    program.append((JEQ_K, numbers["clone3"], "enosys", None))
+    program += [(JEQ_K, numbers[name], "socket", None) for name in ("socket", "socketpair")]
+    program.append((JEQ_K, numbers["clone"], None, "allow"))
+    # clone: deny when any namespace flag is set
+    program.append((LD_W_ABS, OFFSET_ARG0, None, None))
+    program.append((JSET_K, CLONE_NAMESPACE_FLAGS, "eperm", "allow"))
+    # socket and socketpair: only the families in SOCKET_FAMILIES
+    labels = {"socket": len(program)}
+    program.append((LD_W_ABS, OFFSET_ARG0, None, None))
+    program += [(JEQ_K, family, "allow", None) for family in SOCKET_FAMILIES]
+    exits = [("eafnosupport", RET_ERRNO | errno.EAFNOSUPPORT), ("eperm", RET_ERRNO | errno.EPERM),
+             ("enosys", RET_ERRNO | errno.ENOSYS), ("allow", RET_ALLOW),
+             ("kill", RET_KILL_PROCESS)]  # fmt: skip
+    for name, value in exits:
+        labels[name] = len(program)
+        program.append((RET_K, value, None, None))
     if len(program) > 255:
         raise SeccompError(errno.E2BIG, "the seccomp filter is too long for short jumps")
-    return b"".join(program)
+
+    def offset(label, index):
+        return 0 if label is None else labels[label] - index - 1
+
+    return b"".join(
+        _statement(code, k, offset(true, index), offset(false, index))
+        for index, (code, k, true, false) in enumerate(program)
+    )
 
 
 class _Program(ctypes.Structure):
