@@ -31,6 +31,7 @@ import functools
 import logging
 import os
 import queue
+import resource
 import shutil
 import signal
 import subprocess
@@ -131,6 +132,9 @@ class Sandbox:
             "RLIMIT_FSIZE": (limits.file_bytes, limits.file_bytes),
             "RLIMIT_NOFILE": (limits.open_files, limits.open_files),
             "RLIMIT_CORE": (0, 0),
+            # no real-time scheduling even where the tool's user may (an audio group's 95):
+            # a SCHED_FIFO loop would hold a CPU from everything else on the machine
+            **({"RLIMIT_RTPRIO": (0, 0)} if hasattr(resource, "RLIMIT_RTPRIO") else {}),
         }
 
     def run(

@@ -35,13 +35,15 @@ DENIED = (
     "fsopen", "fsconfig", "fsmount", "fspick", "memfd_create", "memfd_secret", "init_module",
     "finit_module", "delete_module", "swapon", "swapoff", "acct", "syslog", "quotactl", "kcmp",
     "name_to_handle_at", "open_by_handle_at", "settimeofday", "clock_settime", "adjtimex",
-    "vhangup", "inotify_init1",
+    "vhangup", "inotify_init1", "fanotify_init", "pidfd_getfd",
 )  # fmt: skip
 """Denied with EPERM: the keyring, io_uring, tracing and reading other processes, the
 kernel's own controls, and every way to change mounts or namespaces once the sandbox is set
-up (memfd_create too: memory a per-process limit would not count), and inotify (it
-would show the sample every access of the host's processes and of other samples to the
-folders its root shares with them)."""
+up (memfd_create too: memory a per-process limit would not count); inotify and fanotify
+(unprivileged since Linux 5.13, with inode marks): either would show the sample every access
+of the host's processes and of other samples to the files its root shares with them; and
+`pidfd_getfd`, which would take a descriptor of the harness (its job, its verdict pipe) were
+the harness ever dumpable again."""
 DENIED_WHERE_PRESENT = ("inotify_init",)
 """Denied on the architectures that have them (x86_64's older calls)."""
 SOCKET_FAMILIES = (1, 2, 10, 16)
@@ -65,7 +67,8 @@ ARCHITECTURES = {
         "kcmp": 312, "name_to_handle_at": 303, "open_by_handle_at": 304,
         "settimeofday": 164, "clock_settime": 227, "adjtimex": 159, "vhangup": 153,
         "clone": 56, "clone3": 435,
-        "inotify_init1": 294, "inotify_init": 253, "socket": 41, "socketpair": 53,
+        "inotify_init1": 294, "inotify_init": 253, "fanotify_init": 300, "pidfd_getfd": 438,
+        "socket": 41, "socketpair": 53,
     },
     "aarch64": {
         "audit_arch": 0xC00000B7, "keyctl": 219, "add_key": 217, "request_key": 218,
@@ -80,7 +83,8 @@ ARCHITECTURES = {
         "kcmp": 272, "name_to_handle_at": 264, "open_by_handle_at": 265,
         "settimeofday": 170, "clock_settime": 112, "adjtimex": 171, "vhangup": 58,
         "clone": 220, "clone3": 435,
-        "inotify_init1": 26, "socket": 198, "socketpair": 199,
+        "inotify_init1": 26, "fanotify_init": 262, "pidfd_getfd": 438, "socket": 198,
+        "socketpair": 199,
     },
 }  # fmt: skip
 

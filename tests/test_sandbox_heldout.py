@@ -11,15 +11,22 @@ canonical solution, which must pass in the same run.
   network namespace, so a sample could listen on, or hold, a port of the host's and talk to
   the machine's hypervisor side.
 - inotify on the folders the root shares with the host (the standard library) showed the
-  sample every access of other processes to them: other samples' imports, the tool's.
+  sample every access of other processes to them: other samples' imports, the tool's; so did
+  fanotify's inode marks, open to unprivileged processes since Linux 5.13.
+- A real-time priority limit of the tool's user (RLIMIT_RTPRIO, 95 for an audio group) was
+  inherited: a sample could run SCHED_FIFO and hold a CPU from the rest of the machine.
 - /dev was a writable tmpfs: a second writable place, with no limit on its inodes.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import resource
 import socket
 import sqlite3
+import subprocess
+import sys
 import tempfile
 from contextlib import closing
 from pathlib import Path
@@ -79,8 +86,10 @@ except OSError as error:
 INOTIFY = """
 import ctypes, errno, os
 libc = ctypes.CDLL(None, use_errno=True)
-fd = libc.inotify_init1(0)
-FOUND = [errno.errorcode[ctypes.get_errno()] if fd < 0 else 'watching']
+libc.syscall.restype = ctypes.c_long
+FOUND = []
+for fd in (libc.inotify_init1(0), libc.fanotify_init(0x200, 0)):  # FAN_REPORT_FID
+    FOUND.append(errno.errorcode[ctypes.get_errno()] if fd < 0 else 'watching')
 """
 
 DEV = """
@@ -155,9 +164,57 @@ def test_no_vsock_socket_can_be_opened(heldout_run):
         pytest.skip("no vsock transport on this machine: the sample was refused by the kernel")
 
 
-def test_inotify_is_refused_by_the_filter(heldout_run):
-    assert heldout_run["rows"]["inotify"] == (0, "error: RuntimeError: found ['EPERM']")
+def test_inotify_and_fanotify_are_refused_by_the_filter(heldout_run):
+    expected = "error: RuntimeError: found ['EPERM', 'EPERM']"
+    assert heldout_run["rows"]["inotify"] == (0, expected)
 
 
 def test_dev_is_read_only_so_tmp_is_the_only_writable_place(heldout_run):
     assert heldout_run["rows"]["dev"] == (0, "error: RuntimeError: found ['EROFS']")
+
+
+REAL_TIME = """
+import ctypes, errno
+libc = ctypes.CDLL(None, use_errno=True)
+class Param(ctypes.Structure):
+    _fields_ = [('priority', ctypes.c_int)]
+done = libc.sched_setscheduler(0, 1, ctypes.byref(Param(1)))  # SCHED_FIFO
+FOUND = ['SCHED_FIFO' if done == 0 else errno.errorcode[ctypes.get_errno()]]
+"""
+
+
+def test_no_real_time_priority_even_where_the_tools_user_may_take_one(tmp_path):
+    """`execute` in a process allowed real-time priorities (RLIMIT_RTPRIO 10, as root): the
+    sample still may not take one."""
+    try:
+        allowed = (
+            subprocess.run(
+                [sys.executable, "-c", "pass"], preexec_fn=raise_real_time_limit, check=True
+            ).returncode
+            == 0
+        )
+    except (subprocess.SubprocessError, OSError):
+        allowed = False
+    if not allowed:
+        pytest.skip("this user may not raise RLIMIT_RTPRIO, so the tool cannot hand it on")
+    samples, store = tmp_path / "samples.jsonl", tmp_path / "store.sqlite"
+    completions = [at_import(REAL_TIME), TASK.canonical_solution]
+    samples.write_text("".join(
+        json.dumps({"task_id": TASK.task_id, "completion": c}) + "\n" for c in completions
+    ))  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "cloneprobe", "execute", str(samples), "--model", "m",
+         "--temperature", "0.8", "--store", str(store), "--json", "--exec-timeout", "10"],
+        preexec_fn=raise_real_time_limit, capture_output=True, check=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )  # fmt: skip
+    with closing(sqlite3.connect(store)) as db:
+        rows = db.execute(
+            "SELECT e.passed, e.reason FROM samples s JOIN executions e ON e.sample_id = s.id "
+            "ORDER BY s.sample_index"
+        ).fetchall()
+    assert rows == [(0, "error: RuntimeError: found ['EPERM']"), (1, "passed")]
+
+
+def raise_real_time_limit() -> None:
+    resource.setrlimit(resource.RLIMIT_RTPRIO, (10, 10))

@@ -39,6 +39,8 @@ PROBES = {  # arguments that fail harmlessly (or succeed harmlessly) without the
     "pivot_root": (b"/nonexistent-probe", b"/nonexistent-probe"), "unshare": (L(0),),
     "setns": (L(-1), L(0)), "memfd_create": (b"probe", L(0)), "clone3": (None, L(0)),
     "clone": (L(0x10000000 | 17), None, None, None, None), "inotify_init1": (L(0),),
+    "fanotify_init": (L(0x200), L(0)),  # FAN_REPORT_FID: allowed unprivileged since 5.13
+    "pidfd_getfd": (L(-1), L(0), L(0)),
 }
 FAMILIES = {"unix": 1, "inet": 2, "inet6": 10, "netlink": 16, "packet": 17, "alg": 38,
             "vsock": 40}
