@@ -131,7 +131,10 @@ class Sandbox:
             "RLIMIT_CPU": (limits.cpu_seconds, limits.cpu_seconds + 1),
             "RLIMIT_FSIZE": (limits.file_bytes, limits.file_bytes),
             "RLIMIT_NOFILE": (limits.open_files, limits.open_files),
-            "RLIMIT_CORE": (0, 0),
+            # 1, not 0: a core_pattern piping to a helper (apport, systemd-coredump) ignores a
+            # limit of 0 and starts that helper as root on the host with the sample's memory;
+            # the kernel refuses a piped dump at exactly 1, and a file dump below a page
+            "RLIMIT_CORE": (1, 1),
             # no real-time scheduling even where the tool's user may (an audio group's 95):
             # a SCHED_FIFO loop would hold a CPU from everything else on the machine
             **({"RLIMIT_RTPRIO": (0, 0)} if hasattr(resource, "RLIMIT_RTPRIO") else {}),

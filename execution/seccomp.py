@@ -8,7 +8,9 @@ is refused with EPERM), then answers EPERM to every system call in `DENIED` and 
 a namespace flag, ENOSYS to `clone3` (whose flags sit in memory a filter cannot read; the C
 library then falls back to `clone`), EAFNOSUPPORT to `socket` and `socketpair` of a family
 other than Unix, IPv4, IPv6 and netlink (AF_VSOCK reaches the host of a virtual machine from
-any network namespace), and allows the rest.
+any network namespace), EPERM to any change of RLIMIT_CORE (`setrlimit`, `prlimit64` with new
+limits: the sandbox's 1 is what keeps a crash from starting the host's core dump helper), and
+allows the rest.
 """
 
 import ctypes
@@ -21,6 +23,7 @@ RET_ALLOW, RET_KILL_PROCESS, RET_ERRNO = 0x7FFF0000, 0x80000000, 0x00050000
 LD_W_ABS, JEQ_K, JGE_K, JSET_K, RET_K = 0x20, 0x15, 0x35, 0x45, 0x06
 OFFSET_NR, OFFSET_ARCH, OFFSET_ARG0 = 0, 4, 16
 X32_SYSCALL_BIT = 0x40000000
+RLIMIT_CORE = 4
 CLONE_NAMESPACE_FLAGS = (
     0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
     | 0x00000080
@@ -68,7 +71,7 @@ ARCHITECTURES = {
         "settimeofday": 164, "clock_settime": 227, "adjtimex": 159, "vhangup": 153,
         "clone": 56, "clone3": 435,
         "inotify_init1": 294, "inotify_init": 253, "fanotify_init": 300, "pidfd_getfd": 438,
-        "socket": 41, "socketpair": 53,
+        "socket": 41, "socketpair": 53, "setrlimit": 160, "prlimit64": 302,
     },
     "aarch64": {
         "audit_arch": 0xC00000B7, "keyctl": 219, "add_key": 217, "request_key": 218,
@@ -84,7 +87,7 @@ ARCHITECTURES = {
         "settimeofday": 170, "clock_settime": 112, "adjtimex": 171, "vhangup": 58,
         "clone": 220, "clone3": 435,
         "inotify_init1": 26, "fanotify_init": 262, "pidfd_getfd": 438, "socket": 198,
-        "socketpair": 199,
+        "socketpair": 199, "setrlimit": 164, "prlimit64": 261,
     },
 }  # fmt: skip
 
@@ -114,12 +117,25 @@ def build_filter(machine=None):
     program += [(JEQ_K, number, "eperm", None) for number in denied]
     program.append((JEQ_K, numbers["clone3"], "enosys", None))
     program += [(JEQ_K, numbers[name], "socket", None) for name in ("socket", "socketpair")]
+    program.append((JEQ_K, numbers["setrlimit"], "setrlimit", None))
+    program.append((JEQ_K, numbers["prlimit64"], "prlimit64", None))
     program.append((JEQ_K, numbers["clone"], None, "allow"))
     # clone: deny when any namespace flag is set
     program.append((LD_W_ABS, OFFSET_ARG0, None, None))
     program.append((JSET_K, CLONE_NAMESPACE_FLAGS, "eperm", "allow"))
+    # setrlimit(RLIMIT_CORE, ...) and prlimit64(pid, RLIMIT_CORE, new, old) with a new value
+    labels = {"setrlimit": len(program)}
+    program.append((LD_W_ABS, OFFSET_ARG0, None, None))
+    program.append((JEQ_K, RLIMIT_CORE, "eperm", "allow"))
+    labels["prlimit64"] = len(program)
+    program.append((LD_W_ABS, OFFSET_ARG0 + 8, None, None))
+    program.append((JEQ_K, RLIMIT_CORE, None, "allow"))
+    program.append((LD_W_ABS, OFFSET_ARG0 + 16, None, None))  # the new limits' address
+    program.append((JEQ_K, 0, None, "eperm"))
+    program.append((LD_W_ABS, OFFSET_ARG0 + 20, None, None))
+    program.append((JEQ_K, 0, "allow", "eperm"))
     # socket and socketpair: only the families in SOCKET_FAMILIES
-    labels = {"socket": len(program)}
+    labels["socket"] = len(program)
     program.append((LD_W_ABS, OFFSET_ARG0, None, None))
     program += [(JEQ_K, family, "allow", None) for family in SOCKET_FAMILIES]
     exits = [("eafnosupport", RET_ERRNO | errno.EAFNOSUPPORT), ("eperm", RET_ERRNO | errno.EPERM),

@@ -13,6 +13,11 @@ canonical solution, which must pass in the same run.
 - inotify on the folders the root shares with the host (the standard library) showed the
   sample every access of other processes to them: other samples' imports, the tool's; so did
   fanotify's inode marks, open to unprivileged processes since Linux 5.13.
+- Core dumps: RLIMIT_CORE was 0, which a core_pattern piping to a helper (apport,
+  systemd-coredump) ignores: a sample that made itself dumpable (prctl, or any exec) and
+  crashed would start that helper as root on the host with its memory. The limit is now 1
+  (the kernel refuses a piped dump at exactly 1, and a file dump below a page), and the
+  seccomp filter refuses any change to it.
 - A real-time priority limit of the tool's user (RLIMIT_RTPRIO, 95 for an audio group) was
   inherited: a sample could run SCHED_FIFO and hold a CPU from the rest of the machine.
 - /dev was a writable tmpfs: a second writable place, with no limit on its inodes.
@@ -102,6 +107,15 @@ except OSError as error:
     FOUND.append(errno.errorcode[error.errno])
 """
 
+CORE = """
+import ctypes, errno, resource
+libc = ctypes.CDLL(None, use_errno=True)
+FOUND = [resource.getrlimit(resource.RLIMIT_CORE)]
+lower = (ctypes.c_ulong * 2)(0, 1)
+for done in (libc.setrlimit(4, lower), libc.prlimit(0, 4, lower, None)):
+    FOUND.append('lowered' if done == 0 else errno.errorcode[ctypes.get_errno()])
+"""
+
 SURROGATE = "    raise ValueError('no \\ud800 answer')\n"
 ESCAPES = "    raise ValueError('\\x1b]0;owned\\x07\\x1b[2J\\rpassed')\n"
 
@@ -116,6 +130,7 @@ def heldout_run():
         "vsock": at_import(VSOCK.replace("PORT", str(port or 1024))),
         "inotify": at_import(INOTIFY),
         "dev": at_import(DEV),
+        "core": at_import(CORE),
         "canonical": TASK.canonical_solution,
     }
     with tempfile.TemporaryDirectory(prefix="cloneprobe-heldout-") as folder:
@@ -218,3 +233,10 @@ def test_no_real_time_priority_even_where_the_tools_user_may_take_one(tmp_path):
 
 def raise_real_time_limit() -> None:
     resource.setrlimit(resource.RLIMIT_RTPRIO, (10, 10))
+
+
+def test_the_core_dump_limit_is_one_and_the_sample_cannot_lower_it(heldout_run):
+    """Only the limit can be checked here: this machine's core_pattern writes a file, which
+    a limit of 0 stops too; a piped one starts its helper unless the limit is exactly 1."""
+    expected = "error: RuntimeError: found [(1, 1), 'EPERM', 'EPERM']"
+    assert heldout_run["rows"]["core"] == (0, expected)

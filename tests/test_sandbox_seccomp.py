@@ -65,9 +65,23 @@ def probe():
     x32_getpid = libc.syscall(L(0x40000000 | 39)) if os.uname().machine == "x86_64" else -1
     found["x32"] = "ok" if x32_getpid >= 0 else errno.errorcode[ctypes.get_errno()]
     return found
+def core_limits():
+    import resource
+    limit = resource.getrlimit(resource.RLIMIT_CORE)
+    lower = (ctypes.c_ulong * 2)(0, limit[1] & 0xFFFFFFFFFFFFFFFF)
+    same = (ctypes.c_ulong * 2)(*resource.getrlimit(resource.RLIMIT_NOFILE))
+    calls = {
+        "set": lambda: libc.setrlimit(4, lower), "prlimit": lambda: libc.prlimit(0, 4, lower, None),
+        "other limit": lambda: libc.setrlimit(7, same),  # RLIMIT_NOFILE
+    }
+    found = {"get": limit}
+    for name, call in calls.items():
+        found[name] = "ok" if call() == 0 else errno.errorcode[ctypes.get_errno()]
+    found["prlimit read"] = resource.prlimit(0, resource.RLIMIT_CORE)
+    return found
 before, sockets_before = probe(), sockets()
 seccomp.install_filter()
-after, sockets_after = probe(), sockets()
+after, sockets_after, core_after = probe(), sockets(), core_limits()
 worked = []
 thread = threading.Thread(target=worked.append, args=("thread",))
 thread.start(); thread.join()
@@ -79,7 +93,8 @@ import subprocess
 worked.append(subprocess.run([sys.executable, "-c", "print(6 * 7)"], capture_output=True,
                              text=True).stdout.strip())
 print(json.dumps({"before": before, "after": after, "worked": worked,
-                  "sockets": sockets_after, "sockets_before": sockets_before}))
+                  "sockets": sockets_after, "sockets_before": sockets_before,
+                  "core": core_after}))
 """
 
 
@@ -114,6 +129,15 @@ def test_only_unix_ip_and_netlink_sockets_can_be_opened(probed):
     # the machine has a transport, alg where the kernel has its crypto interface
     before = probed["sockets_before"]
     assert any(before[name] == "ok" for name in ("packet", "alg", "vsock")), before
+
+
+def test_the_core_dump_limit_cannot_be_changed_but_is_read_and_others_set(probed):
+    """A limit of 0 does not stop a core_pattern that pipes to a helper; the sandbox's 1 does,
+    so no process of the sample may lower it (soft or hard, setrlimit or prlimit)."""
+    core = probed["core"]
+    limit = core["get"]
+    assert (core["set"], core["prlimit"], core["other limit"]) == ("EPERM", "EPERM", "ok")
+    assert core["prlimit read"] == limit
 
 
 def test_threads_fork_and_subprocesses_work_under_the_filter(probed):
