@@ -59,6 +59,10 @@ def at_import(code: str) -> str:
     )
 
 
+HELD: list[socket.socket] = []
+"""vsock sockets the test holds while `execute` runs."""
+
+
 def vsock_port() -> int | None:
     """A vsock port this test holds (the host's side), or None where this machine has no
     vsock transport."""
@@ -70,8 +74,6 @@ def vsock_port() -> int | None:
     HELD.append(server)
     return server.getsockname()[1]
 
-
-HELD: list[socket.socket] = []
 
 VSOCK = """
 import errno, socket
