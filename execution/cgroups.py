@@ -21,6 +21,7 @@ import functools
 import itertools
 import logging
 import os
+import secrets
 import subprocess
 import sys
 import time
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _serial = itertools.count()
+_token = secrets.token_hex(4)
 logger = logging.getLogger(__name__)
 
 
@@ -116,7 +118,9 @@ class CgroupLimiter:
         return f"cgroup v{self.version}"
 
     def create(self, memory_bytes: int, processes: int) -> Cgroup:
-        name = f"cloneprobe-{os.getpid()}-{next(_serial)}"
+        # a random part: a group left by a process killed earlier with the same pid, or a
+        # second copy of this module in the process, never holds the name
+        name = f"cloneprobe-{os.getpid()}-{_token}-{next(_serial)}"
         folders = tuple(parent / name for parent in self.parents)
         made = []
         try:

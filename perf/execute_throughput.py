@@ -20,7 +20,8 @@ cores.
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import importlib
+import inspect
 import io
 import json
 import os
@@ -42,19 +43,22 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 
 
 def load_baseline_sandbox(commit: str, folder: Path):
-    """The `Sandbox` class of `execution/sandbox.py` at `commit` (stand-alone module)."""
+    """The `Sandbox` of `execution/` at `commit`, with the package it imports from, under a name
+    of its own (`baseline_cloneprobe`) so that it never mixes with today's modules; the
+    programs it starts in children are found by path inside the extracted tree."""
     archive = subprocess.run(
-        ["git", "-C", str(REPOSITORY), "archive", commit, "execution"],
+        ["git", "-C", str(REPOSITORY), "archive", commit],
         capture_output=True,
         check=True,
     ).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(folder, filter="data")
-    path = folder / "execution" / "sandbox.py"
-    spec = importlib.util.spec_from_file_location("baseline_sandbox", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
+    (folder / "baseline_cloneprobe").symlink_to(folder / "cloneprobe")
+    sys.path.insert(0, str(folder))
+    try:
+        module = importlib.import_module("baseline_cloneprobe.execution.sandbox")
+    finally:
+        sys.path.remove(str(folder))
     return module.Sandbox()
 
 
@@ -67,6 +71,11 @@ def current_runner(sandbox: Sandbox) -> Callable:
 
 
 def baseline_runner(sandbox) -> Callable:
+    """A baseline whose `run` takes the test apart (as today's) or, before the harness held
+    the test, one program with the test appended."""
+    if "test" in inspect.signature(sandbox.run).parameters:
+        return current_runner(sandbox)
+
     def run(task):
         program = task.prompt + task.canonical_solution
         return sandbox.run(f"{program}\n\n{task.test}\n\ncheck({task.entry_point})\n")
