@@ -100,10 +100,40 @@ match top:
 """
 
 
+# Where a line break is found from the bytes: strings spanning rows with tokens after them on
+# their last row (in and out of brackets), a continuation, comments between tokens, statements
+# after `;`, a string ending the function, and a syntax error (MISSING nodes have no text).
+ROW_EDGES = '''
+def after_strings(a, b):
+    x = """first
+    second""" + a; y = b
+    z = f(\'\'\'one
+two\'\'\', a,  # comment
+          b) if a else """x
+""".strip()
+    w = a + \\
+        b
+    return ("""p
+    q""", x, y, z, w)
+
+
+def string_last(a):
+    if a:
+        return 1
+    return """a
+    b"""
+
+
+def broken(a):
+    x = (a + 1
+    return x
+'''
+
+
 def programs() -> list[str]:
     """Some of the repository's Python files, HumanEval's programs and the published
     samples."""
-    texts = [EVERY_HOLDER]
+    texts = [EVERY_HOLDER, ROW_EDGES]
     for folder in ("clones", "perf", "benchmarks"):
         texts += [p.read_text(encoding="utf-8") for p in sorted((ROOT / folder).rglob("*.py"))]
     for task in load_humaneval():
