@@ -171,7 +171,9 @@ def _check_layout(
 
 
 class _Encoder:
-    """Interns compared items to integers, once per fragment and renaming mode.
+    """Interns compared items to integers, once per fragment and renaming mode (fragments are
+    known by their lines tuple and body start: the extractor gives every copy of a program
+    text the same lines, so a repeated program is encoded once).
 
     Without consistent renaming (which numbers names per fragment) a line's items do not
     depend on its fragment, so each distinct line gets a slot once (one hash of its tokens,
@@ -185,17 +187,17 @@ class _Encoder:
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self.vocabulary: dict[str, int] = {}
-        self.cache: dict[tuple[int, RenameMode], tuple[int, ...]] = {}
+        self.cache: dict[tuple[int, int, RenameMode], tuple[int, ...]] = {}
         self.slot_of: dict[Line, int] = {}
         self.slot_lines: list[Line] = []
         self.str_row_slots: set[int] = set()
         self.slot_items: dict[RenameMode, list[tuple[int, ...]]] = {}
-        self.slots_of: dict[int, tuple[int, ...] | None] = {}
+        self.slots_of: dict[tuple[int, int], tuple[int, ...]] = {}
         self.by_slots: dict[tuple[tuple[int, ...], RenameMode], tuple[int, ...]] = {}
         self.uniques: dict[tuple[int, RenameMode], tuple[list, list]] = {}
 
     def sequence(self, fragment: Fragment, mode: RenameMode) -> tuple[int, ...]:
-        key = (id(fragment), mode)
+        key = (id(fragment.lines), fragment.body_start, mode)
         seq = self.cache.get(key)
         if seq is None:
             if mode != "consistent":
@@ -211,7 +213,7 @@ class _Encoder:
     def slots(self, fragment: Fragment) -> tuple[int, ...]:
         """The slots of the fragment's compared lines (the signature's only if the profile
         compares it)."""
-        key = id(fragment)
+        key = (id(fragment.lines), fragment.body_start)
         try:
             return self.slots_of[key]
         except KeyError:

@@ -72,12 +72,32 @@ def _ratio(lcs: float, longer: int) -> float:
 _CONTENT_MEMO: dict[tuple[int, tuple], tuple[CanonicalProfile, tuple]] = {}
 """`_content_features` by (id(profile), body lines); the profile is kept with its entries, so
 its id stays its own. Only a cache: the features are the same with it or without."""
+_SAME_LINES_MEMO: dict[tuple[int, int, int], tuple[CanonicalProfile, tuple, int, tuple]] = {}
+"""The same by (id(profile), id(fragment.lines), body_start), asked first: fragments of one
+program text share their lines tuple (the extractor parses a program once), and an answer
+is asked for again for each clone pair it is in. Hashing the body's lines (every token) costs
+more than the rest of a hit; an id costs nothing. The profile and the lines are kept with the
+entry, so both ids stay theirs."""
 CONTENT_MEMO_LIMIT = 100_000
 
 
 def _content_features(profile: CanonicalProfile, fragment: Fragment) -> tuple:
     """(tokens, verbatim, details_kept, names_kept, structure, used names): what depends on
     the fragment's body alone, computed once per distinct body and canonical."""
+    lines, body_start = fragment.lines, fragment.body_start
+    same = (id(profile), id(lines), body_start)
+    known = _SAME_LINES_MEMO.get(same)
+    if known is not None and known[0] is profile and known[1] is lines:
+        return known[3]
+    found = _body_features(profile, fragment)
+    if len(_SAME_LINES_MEMO) >= CONTENT_MEMO_LIMIT:
+        _SAME_LINES_MEMO.clear()
+    _SAME_LINES_MEMO[same] = (profile, lines, body_start, found)
+    return found
+
+
+def _body_features(profile: CanonicalProfile, fragment: Fragment) -> tuple:
+    """`_content_features` by the body's content (a body seen in another program)."""
     key = (id(profile), fragment.lines[fragment.body_start :])
     known = _CONTENT_MEMO.get(key)
     if known is not None and known[0] is profile:
