@@ -4,7 +4,8 @@ Three shortcuts make detection faster and must never change a verdict: functions
 by a walk through the node types that can hold one (instead of a query over every node) in a
 tree without syntax errors; the source-layout printer slices token texts from the text when
 it is ASCII (instead of decoding bytes); the encoder numbers each distinct line once and
-builds every fragment's sequence from those numbers (instead of renaming each fragment).
+builds every fragment's sequence from those numbers (instead of renaming each fragment); and
+near-miss matching scores a large window in cdist blocks (instead of one query at a time).
 Each is checked here against the plain way on real programs: the repository's own Python
 files, HumanEval's prompts and canonical solutions, and the published sample files of
 tests/data. perf/detect_speed.py checks whole runs against a baseline tree.
@@ -13,10 +14,12 @@ tests/data. perf/detect_speed.py checks whole runs against a baseline tree.
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
+import cloneprobe.clones.compare as compare
 from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.clones import (
     DEFAULT,
@@ -251,3 +254,22 @@ def test_detection_leaves_the_garbage_collector_as_it_found_it():
 
 def test_types_of_the_ladder_are_the_ones_these_checks_cover():
     assert {t.rename for t in DetectorConfig(types=LADDER).types} <= {"none", "blind"}
+
+
+@pytest.mark.parametrize("threshold", [Fraction(1, 10), Fraction(3, 10), Fraction(1, 2)])
+def test_near_miss_matching_in_blocks_finds_what_one_query_at_a_time_finds(
+    corpus, threshold, monkeypatch
+):
+    """Scoring a window's sequences in cdist blocks gives the pairs, LCS values and order of
+    one process.extract call per query (blocks smaller than a window, too)."""
+    extractor = FragmentExtractor(PYTHON, "source")
+    fragments = [f for text in corpus for f in extractor.extract(SourceFile("t.py", text))]
+    unique, _ = _Encoder(NICAD).unique(fragments, "blind")
+    queries = unique[::5]
+    monkeypatch.setattr(compare, "BATCH_PAIRS", 10**12)
+    one_by_one = compare.near_miss_matches(queries, unique, threshold)
+    monkeypatch.setattr(compare, "BATCH_PAIRS", 0)
+    monkeypatch.setattr(compare, "BATCH_CELLS", 5_000)
+    assert compare.near_miss_matches(queries, unique, threshold) == one_by_one
+    assert len(one_by_one) > 200
+    assert len({lcs for _, _, lcs in one_by_one}) > 5
