@@ -1,6 +1,6 @@
 """The extractor's and encoder's shortcuts give what the plain ways give (issue 24, item 1).
 
-Three shortcuts make detection faster and must never change a verdict: functions are found
+These shortcuts make detection faster and must never change a verdict: functions are found
 by a walk through the node types that can hold one (instead of a query over every node) in a
 tree without syntax errors; the source-layout printer slices token texts from the text when
 it is ASCII (instead of decoding bytes); the encoder numbers each distinct line once and

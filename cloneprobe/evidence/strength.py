@@ -103,18 +103,24 @@ def _body_features(profile: CanonicalProfile, fragment: Fragment) -> tuple:
     if known is not None and known[0] is profile:
         return known[1]
     tokens = body_tokens(fragment)
-    texts = [text for _, text in tokens]
+    # kinds and texts apart in one step, blind renaming by map: a comprehension that unpacks
+    # every token costs more than the three LCS calls
+    kinds, texts = zip(*tokens, strict=True) if tokens else ((), ())
     prompt_tokens = profile.body_token_count - profile.own_token_count
     own_length = max(len(profile.tokens), len(texts) - prompt_tokens)
     verbatim = _ratio(LCSseq.similarity(profile.tokens, texts), own_length)
     detail_set = set(profile.details)
     details = [t for t in texts if t in detail_set]
     details_kept = _ratio(LCSseq.similarity(profile.details, details), len(profile.details))
-    blind = [BLIND.get(kind, text) for kind, text in tokens]
+    blind = list(map(BLIND.get, kinds, texts))
     structure = _ratio(LCSseq.similarity(profile.blind, blind), max(len(blind), len(profile.blind)))
     used = set(texts)
     names_kept = tuple(n for n in profile.own_names if n in used)
-    literals = frozenset(same_quotes(text) for kind, text in tokens if kind in ("str", "char"))
+    literals = (
+        frozenset(same_quotes(text) for kind, text in tokens if kind in ("str", "char"))
+        if "str" in kinds or "char" in kinds
+        else frozenset()
+    )
     found = (len(texts), verbatim, details_kept, names_kept, structure, literals)
     if len(_CONTENT_MEMO) >= CONTENT_MEMO_LIMIT:
         _CONTENT_MEMO.clear()
