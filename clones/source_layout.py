@@ -289,14 +289,15 @@ class _SourcePrinter:
         body = holder.child_by_field_name("body")
         if body is None or body.type not in self.spec.block_types:
             return None
-        statements = [c for c in body.children if c.type not in self.spec.comment_types]
-        if not statements or not self.rules.is_docstring(statements[0]):
+        comments = self.spec.comment_types
+        first = next((c for c in body.children if c.type not in comments), None)
+        if first is None or not self.rules.is_docstring(first):
             return None
         colon = body.prev_sibling
         while colon is not None and colon.type != ":":
             colon = colon.prev_sibling
         header_row = colon.end_point.row if colon is not None else holder.start_point.row
-        return statements[0] if statements[0].start_point.row > header_row else None
+        return first if first.start_point.row > header_row else None
 
     def flush(self) -> None:
         if self.line:
