@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -12,13 +13,16 @@ from .collector import collector_paused
 from .compare import exact_matches, near_miss_matches, similarity_percent
 from .errors import ConfigError
 from .extract import FragmentExtractor, Granularity
-from .fragment import Fragment, Line, is_compared
+from .fragment import CLOSING_BRACE, Fragment, Line, is_compared
 from .languages import LanguageSpec, get_language
 from .normalize import BLIND, RenameMode, compared_items
 from .profiles import DEFAULT, Profile
 from .report import ClonePair, CloneReport, SystemStats
 from .source import SourceFile, collect_sources, detect_language
 from .types import LADDER, CloneType
+
+_TEXT = itemgetter(1)
+"""A token's text."""
 
 System = Path | str | Sequence[SourceFile]
 """A system: a file, a folder, or source files already in memory."""
@@ -171,7 +175,9 @@ def _check_layout(
 
 
 class _Encoder:
-    """Interns compared items to integers, once per fragment and renaming mode.
+    """Interns compared items to integers, once per fragment and renaming mode (fragments are
+    known by their lines tuple and body start: the extractor gives every copy of a program
+    text the same lines, so a repeated program is encoded once).
 
     Without consistent renaming (which numbers names per fragment) a line's items do not
     depend on its fragment, so each distinct line gets a slot once (one hash of its tokens,
@@ -185,17 +191,17 @@ class _Encoder:
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self.vocabulary: dict[str, int] = {}
-        self.cache: dict[tuple[int, RenameMode], tuple[int, ...]] = {}
+        self.cache: dict[tuple[int, int, RenameMode], tuple[int, ...]] = {}
         self.slot_of: dict[Line, int] = {}
         self.slot_lines: list[Line] = []
         self.str_row_slots: set[int] = set()
         self.slot_items: dict[RenameMode, list[tuple[int, ...]]] = {}
-        self.slots_of: dict[int, tuple[int, ...] | None] = {}
+        self.slots_of: dict[tuple[int, int], tuple[int, ...]] = {}
         self.by_slots: dict[tuple[tuple[int, ...], RenameMode], tuple[int, ...]] = {}
         self.uniques: dict[tuple[int, RenameMode], tuple[list, list]] = {}
 
     def sequence(self, fragment: Fragment, mode: RenameMode) -> tuple[int, ...]:
-        key = (id(fragment), mode)
+        key = (id(fragment.lines), fragment.body_start, mode)
         seq = self.cache.get(key)
         if seq is None:
             if mode != "consistent":
@@ -211,7 +217,7 @@ class _Encoder:
     def slots(self, fragment: Fragment) -> tuple[int, ...]:
         """The slots of the fragment's compared lines (the signature's only if the profile
         compares it)."""
-        key = id(fragment)
+        key = (id(fragment.lines), fragment.body_start)
         try:
             return self.slots_of[key]
         except KeyError:
@@ -241,7 +247,7 @@ class _Encoder:
             else:
                 items = self.slot_items.setdefault(mode, [])
                 if len(items) < len(self.slot_lines):
-                    items += [self.line_ids(line, mode) for line in self.slot_lines[len(items) :]]
+                    items += self.lines_ids(self.slot_lines[len(items) :], mode)
                 seq = tuple(chain.from_iterable(map(items.__getitem__, slots)))
             self.by_slots[(slots, mode)] = seq
         return seq
@@ -280,18 +286,31 @@ class _Encoder:
             found = self.uniques[key] = _unique(self.sequence(f, mode) for f in fragments)
         return found
 
-    def line_ids(self, line: Line, mode: RenameMode) -> tuple[int, ...]:
-        """One line's compared items as ids: none for a closing brace, else its text (line
-        grain) or its tokens (token grain), renamed."""
-        if not is_compared(line):
-            return ()
-        texts = [BLIND.get(kind, text) for kind, text in line] if mode == "blind" else [
-            text for _, text in line]  # fmt: skip
+    def lines_ids(self, lines: list[Line], mode: RenameMode) -> list[tuple[int, ...]]:
+        """Each line's compared items as ids: none for a closing brace, else its text (line
+        grain) or its tokens (token grain), renamed (`none` or `blind`). Texts are taken and
+        renamed by map over the line's kinds and texts (a comprehension unpacking each token
+        costs twice as much)."""
         vocabulary = self.vocabulary
-        if self.profile.grain == "line":
-            item = " ".join(texts)
-            return (vocabulary.setdefault(item, len(vocabulary)),)
-        return tuple(vocabulary.setdefault(item, len(vocabulary)) for item in texts)
+        add = vocabulary.setdefault
+        by_line = self.profile.grain == "line"
+        blind = mode == "blind"
+        out: list[tuple[int, ...]] = []
+        for line in lines:
+            if not line:  # never printed; the plain way's empty text, kept exact
+                texts: Iterable[str] = ()
+            elif line == CLOSING_BRACE:
+                out.append(())
+                continue
+            elif blind:
+                texts = map(BLIND.get, *zip(*line, strict=True))
+            else:
+                texts = map(_TEXT, line)
+            if by_line:
+                out.append((add(" ".join(texts), len(vocabulary)),))
+            else:
+                out.append(tuple([add(text, len(vocabulary)) for text in texts]))
+        return out
 
     def token_count(self, fragment: Fragment) -> int:
         if self.profile.grain == "token":

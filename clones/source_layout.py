@@ -103,15 +103,111 @@ class _SourcePrinter:
         it applies). A leaf (or atomic node) is a token; a line break is kept before a token
         on a later row than the previous one, unless a continuation or, inside brackets, the
         grammar joins them (`joined`). Node types are looked up by their grammar id
-        (`SourceKinds`): one table entry holds every rule that names the type."""
+        (`SourceKinds`): one table entry holds every rule that names the type.
+
+        With the source bytes, a break is a newline between the previous token's end and this
+        token's start. The first newline at or after the previous token's end is kept
+        (`newline`), so the bytes are searched once per source line instead of once per
+        token: a token on the same row ends before it, a token on a later row starts after
+        it (and the search moves past the token)."""
+        if self.source is None:
+            self.run_rows(nodes)
+            return
         kinds = self.kinds
         roles, token_kinds, role_of = kinds.roles, kinds.token_kinds, kinds.role_of
         keywords = self.rules.keywords
         skipped, source, body_byte = self.skipped, self.source, self.body_byte
         skipped_starts, ascii_text = self.skipped_starts, self.ascii_text
         lines, line, depth = self.lines, self.line, self.depth
-        previous, previous_row = self.previous, self.previous_row
+        previous = self.previous
         previous_end = self.previous_end
+        continued, body_start = self.continued, self.body_start
+        find = source.find
+        nowhere = len(source) + 1
+        newline = find(_NEWLINE, previous_end)
+        if newline < 0:
+            newline = nowhere
+        stack = [nodes]
+        while stack:
+            for child in stack[-1]:
+                kind_id = child.kind_id
+                role = roles.get(kind_id)
+                if role is None:
+                    role = role_of(child)
+                if role & _SKIPPED:
+                    if role & _CONTINUATION:
+                        continued = True
+                    continue
+                if not role & _ATOMIC and child.child_count:
+                    if skipped_starts:
+                        start = child.start_byte
+                        if start in skipped_starts and (start, child.end_byte) in skipped:
+                            continue
+                    if role & _HOLDER:
+                        self.skip_docstring(self.docstring_of(child))
+                    stack.append(iter(child.children))
+                    break  # descend; this level resumes when the child's is done
+                start, end = child.start_byte, child.end_byte
+                if start == end:  # MISSING nodes inserted by error recovery have no text
+                    continue
+                if newline < end:  # a newline before the token, or inside it (a string)
+                    broken = newline < start
+                    newline = find(_NEWLINE, end)
+                    if newline < 0:
+                        newline = nowhere
+                else:
+                    broken = False
+                previous_end = end
+                word = (
+                    ascii_text[start:end] if ascii_text is not None
+                    else source[start:end].decode("utf-8", "replace"))  # fmt: skip
+                if (
+                    broken
+                    and line
+                    and previous >= 0
+                    and not continued
+                    and not (depth > 0 and (previous & _JOINED_AFTER or (
+                        role & _JOINED_BEFORE and not previous & _OPENS_OR_COMMA)))
+                ):  # fmt: skip
+                    lines.append(tuple(line))
+                    line = []
+                continued = False
+                token_kind = token_kinds[kind_id]
+                if token_kind == "id" and word in keywords:
+                    token_kind = "other"
+                if body_start is None and start >= body_byte:
+                    body_start = len(lines)
+                if token_kind == "str" and "\n" in word:
+                    # a string spanning several source rows: see run_rows
+                    first, *rest = word.split("\n")
+                    line.append(("str", first.strip()))
+                    for string_row in rest:
+                        if string_row.strip():
+                            if line:
+                                lines.append(tuple(line))
+                            line = [("str_row", string_row.strip())]
+                else:
+                    line.append((token_kind, word))
+                if role & _OPENER:
+                    depth += 1
+                elif role & _CLOSER and depth > 0:
+                    depth -= 1
+                previous = role
+            else:
+                stack.pop()
+        self.line, self.depth = line, depth
+        self.previous, self.previous_end = previous, previous_end
+        self.continued, self.body_start = continued, body_start
+
+    def run_rows(self, nodes: Iterator[tree_sitter.Node]) -> None:
+        """`run` without the source bytes: token texts from the nodes, breaks from their rows
+        (the same lines, slower)."""
+        kinds = self.kinds
+        roles, token_kinds, role_of = kinds.roles, kinds.token_kinds, kinds.role_of
+        keywords = self.rules.keywords
+        skipped, skipped_starts, body_byte = self.skipped, self.skipped_starts, self.body_byte
+        lines, line, depth = self.lines, self.line, self.depth
+        previous, previous_row = self.previous, self.previous_row
         continued, body_start = self.continued, self.body_start
         stack = [nodes]
         while stack:
@@ -132,25 +228,15 @@ class _SourcePrinter:
                         self.skip_docstring(self.docstring_of(child))
                     stack.append(iter(child.children))
                     break  # descend; this level resumes when the child's is done
-                if source is not None:
-                    start, end = child.start_byte, child.end_byte
-                    if start == end:  # MISSING nodes inserted by error recovery have no text
-                        continue
-                    broken = source.find(_NEWLINE, previous_end, start) >= 0
-                    previous_end = end
-                    word = (
-                        ascii_text[start:end] if ascii_text is not None
-                        else source[start:end].decode("utf-8", "replace"))  # fmt: skip
-                else:
-                    text = child.text
-                    if not text:
-                        continue
-                    start = child.start_byte
-                    row = child.start_point.row
-                    broken = row > previous_row
-                    # only a multi-line string ends on a later row than it starts
-                    previous_row = row + text.count(b"\n") if b"\n" in text else row
-                    word = text.decode("utf-8", "replace")
+                text = child.text
+                if not text:  # MISSING nodes inserted by error recovery have no text
+                    continue
+                start = child.start_byte
+                row = child.start_point.row
+                broken = row > previous_row
+                # only a multi-line string ends on a later row than it starts
+                previous_row = row + text.count(b"\n") if b"\n" in text else row
+                word = text.decode("utf-8", "replace")
                 if (
                     line
                     and broken
@@ -191,7 +277,6 @@ class _SourcePrinter:
                 stack.pop()
         self.line, self.depth = line, depth
         self.previous, self.previous_row = previous, previous_row
-        self.previous_end = previous_end
         self.continued, self.body_start = continued, body_start
 
     def skip_docstring(self, statement: tree_sitter.Node | None) -> None:
@@ -204,14 +289,15 @@ class _SourcePrinter:
         body = holder.child_by_field_name("body")
         if body is None or body.type not in self.spec.block_types:
             return None
-        statements = [c for c in body.children if c.type not in self.spec.comment_types]
-        if not statements or not self.rules.is_docstring(statements[0]):
+        comments = self.spec.comment_types
+        first = next((c for c in body.children if c.type not in comments), None)
+        if first is None or not self.rules.is_docstring(first):
             return None
         colon = body.prev_sibling
         while colon is not None and colon.type != ":":
             colon = colon.prev_sibling
         header_row = colon.end_point.row if colon is not None else holder.start_point.row
-        return statements[0] if statements[0].start_point.row > header_row else None
+        return first if first.start_point.row > header_row else None
 
     def flush(self) -> None:
         if self.line:

@@ -27,8 +27,8 @@ duplicates included, are printed too). Both counts are computed outside the time
                                                        # ratio to the whole run without it
 
 Runs on one core: the process pins itself to a single CPU where the OS allows it; the detector
-is single-threaded and rapidfuzz's `process.extract` has no worker pool (only `cdist` and
-`cpdist` take `workers=`, and the detector calls neither).
+is single-threaded: rapidfuzz's `process.extract` has no worker pool, and the detector calls
+`process.cdist` (large Type-3 windows) with `workers=1`.
 """
 
 from __future__ import annotations

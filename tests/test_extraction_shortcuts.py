@@ -1,10 +1,11 @@
 """The extractor's and encoder's shortcuts give what the plain ways give (issue 24, item 1).
 
-Three shortcuts make detection faster and must never change a verdict: functions are found
+These shortcuts make detection faster and must never change a verdict: functions are found
 by a walk through the node types that can hold one (instead of a query over every node) in a
 tree without syntax errors; the source-layout printer slices token texts from the text when
 it is ASCII (instead of decoding bytes); the encoder numbers each distinct line once and
-builds every fragment's sequence from those numbers (instead of renaming each fragment).
+builds every fragment's sequence from those numbers (instead of renaming each fragment); and
+near-miss matching scores a large window in cdist blocks (instead of one query at a time).
 Each is checked here against the plain way on real programs: the repository's own Python
 files, HumanEval's prompts and canonical solutions, and the published sample files of
 tests/data. perf/detect_speed.py checks whole runs against a baseline tree.
@@ -13,10 +14,12 @@ tests/data. perf/detect_speed.py checks whole runs against a baseline tree.
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
+import cloneprobe.clones.compare as compare
 from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.clones import (
     DEFAULT,
@@ -100,10 +103,40 @@ match top:
 """
 
 
+# Where a line break is found from the bytes: strings spanning rows with tokens after them on
+# their last row (in and out of brackets), a continuation, comments between tokens, statements
+# after `;`, a string ending the function, and a syntax error (MISSING nodes have no text).
+ROW_EDGES = '''
+def after_strings(a, b):
+    x = """first
+    second""" + a; y = b
+    z = f(\'\'\'one
+two\'\'\', a,  # comment
+          b) if a else """x
+""".strip()
+    w = a + \\
+        b
+    return ("""p
+    q""", x, y, z, w)
+
+
+def string_last(a):
+    if a:
+        return 1
+    return """a
+    b"""
+
+
+def broken(a):
+    x = (a + 1
+    return x
+'''
+
+
 def programs() -> list[str]:
     """Some of the repository's Python files, HumanEval's programs and the published
     samples."""
-    texts = [EVERY_HOLDER]
+    texts = [EVERY_HOLDER, ROW_EDGES]
     for folder in ("clones", "perf", "benchmarks"):
         texts += [p.read_text(encoding="utf-8") for p in sorted((ROOT / folder).rglob("*.py"))]
     for task in load_humaneval():
@@ -221,3 +254,22 @@ def test_detection_leaves_the_garbage_collector_as_it_found_it():
 
 def test_types_of_the_ladder_are_the_ones_these_checks_cover():
     assert {t.rename for t in DetectorConfig(types=LADDER).types} <= {"none", "blind"}
+
+
+@pytest.mark.parametrize("threshold", [Fraction(1, 10), Fraction(3, 10), Fraction(1, 2)])
+def test_near_miss_matching_in_blocks_finds_what_one_query_at_a_time_finds(
+    corpus, threshold, monkeypatch
+):
+    """Scoring a window's sequences in cdist blocks gives the pairs, LCS values and order of
+    one process.extract call per query (blocks smaller than a window, too)."""
+    extractor = FragmentExtractor(PYTHON, "source")
+    fragments = [f for text in corpus for f in extractor.extract(SourceFile("t.py", text))]
+    unique, _ = _Encoder(NICAD).unique(fragments, "blind")
+    queries = unique[::5]
+    monkeypatch.setattr(compare, "BATCH_PAIRS", 10**12)
+    one_by_one = compare.near_miss_matches(queries, unique, threshold)
+    monkeypatch.setattr(compare, "BATCH_PAIRS", 0)
+    monkeypatch.setattr(compare, "BATCH_CELLS", 5_000)
+    assert compare.near_miss_matches(queries, unique, threshold) == one_by_one
+    assert len(one_by_one) > 200
+    assert len({lcs for _, _, lcs in one_by_one}) > 5

@@ -72,29 +72,55 @@ def _ratio(lcs: float, longer: int) -> float:
 _CONTENT_MEMO: dict[tuple[int, tuple], tuple[CanonicalProfile, tuple]] = {}
 """`_content_features` by (id(profile), body lines); the profile is kept with its entries, so
 its id stays its own. Only a cache: the features are the same with it or without."""
+_SAME_LINES_MEMO: dict[tuple[int, int, int], tuple[CanonicalProfile, tuple, int, tuple]] = {}
+"""The same by (id(profile), id(fragment.lines), body_start), asked first: fragments of one
+program text share their lines tuple (the extractor parses a program once), and an answer
+is asked for again for each clone pair it is in. Hashing the body's lines (every token) costs
+more than the rest of a hit; an id costs nothing. The profile and the lines are kept with the
+entry, so both ids stay theirs."""
 CONTENT_MEMO_LIMIT = 100_000
 
 
 def _content_features(profile: CanonicalProfile, fragment: Fragment) -> tuple:
     """(tokens, verbatim, details_kept, names_kept, structure, used names): what depends on
     the fragment's body alone, computed once per distinct body and canonical."""
+    lines, body_start = fragment.lines, fragment.body_start
+    same = (id(profile), id(lines), body_start)
+    known = _SAME_LINES_MEMO.get(same)
+    if known is not None and known[0] is profile and known[1] is lines:
+        return known[3]
+    found = _body_features(profile, fragment)
+    if len(_SAME_LINES_MEMO) >= CONTENT_MEMO_LIMIT:
+        _SAME_LINES_MEMO.clear()
+    _SAME_LINES_MEMO[same] = (profile, lines, body_start, found)
+    return found
+
+
+def _body_features(profile: CanonicalProfile, fragment: Fragment) -> tuple:
+    """`_content_features` by the body's content (a body seen in another program)."""
     key = (id(profile), fragment.lines[fragment.body_start :])
     known = _CONTENT_MEMO.get(key)
     if known is not None and known[0] is profile:
         return known[1]
     tokens = body_tokens(fragment)
-    texts = [text for _, text in tokens]
+    # kinds and texts apart in one step, blind renaming by map: a comprehension that unpacks
+    # every token costs more than the three LCS calls
+    kinds, texts = zip(*tokens, strict=True) if tokens else ((), ())
     prompt_tokens = profile.body_token_count - profile.own_token_count
     own_length = max(len(profile.tokens), len(texts) - prompt_tokens)
     verbatim = _ratio(LCSseq.similarity(profile.tokens, texts), own_length)
     detail_set = set(profile.details)
     details = [t for t in texts if t in detail_set]
     details_kept = _ratio(LCSseq.similarity(profile.details, details), len(profile.details))
-    blind = [BLIND.get(kind, text) for kind, text in tokens]
+    blind = list(map(BLIND.get, kinds, texts))
     structure = _ratio(LCSseq.similarity(profile.blind, blind), max(len(blind), len(profile.blind)))
     used = set(texts)
     names_kept = tuple(n for n in profile.own_names if n in used)
-    literals = frozenset(same_quotes(text) for kind, text in tokens if kind in ("str", "char"))
+    literals = (
+        frozenset(same_quotes(text) for kind, text in tokens if kind in ("str", "char"))
+        if "str" in kinds or "char" in kinds
+        else frozenset()
+    )
     found = (len(texts), verbatim, details_kept, names_kept, structure, literals)
     if len(_CONTENT_MEMO) >= CONTENT_MEMO_LIMIT:
         _CONTENT_MEMO.clear()
