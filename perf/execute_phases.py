@@ -4,15 +4,14 @@
     python3 perf/execute_phases.py --samples FILE --runs 3
 
 Each run is a fresh process (this script again, with `--child`), with compiled modules as an
-installed package has them (the tree is byte-compiled first and PYTHONDONTWRITEBYTECODE is
-dropped), on a new store, `--workers 2 --exec-timeout 3 --json`, the user's content cache as
-it is. In the child, the phase functions of `cloneprobe.pipeline` and the report's emitter are
-wrapped with `time.perf_counter` marks (nothing else changes); it prints, per phase, the wall
-seconds, then the process's own CPU seconds (the sandbox's processes not included) and the
-load average before the run. Phases nest: `detect and report` holds `execute` (the sandbox's
-runs, with the detection done ahead when a core is idle) and `audit stream` (detection not
-done ahead, aggregation and the report's figures).
-"""
+installed package has them (the tree's packages are byte-compiled first and
+PYTHONDONTWRITEBYTECODE is dropped), on a new store, `--workers 2 --exec-timeout 3 --json`, the
+user's content cache as it is. In the child, the phase functions of `cloneprobe.pipeline` and
+the report's emitter are wrapped with `time.perf_counter` marks (nothing else changes); it
+prints, per phase, the wall seconds, then the process's own CPU seconds (the sandbox's processes
+not included) and the load average before the run. Phases nest: `detect and report` holds
+`execute` (the sandbox's runs, with the detection done ahead when a core is idle) and `audit
+stream` (detection not done ahead, aggregation and the report's figures)."""
 
 from __future__ import annotations
 
@@ -88,7 +87,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.child is not None:
         child(args.child)
         return 0
-    compileall.compile_dir(REPOSITORY, quiet=2)
+    for name in ("cloneprobe", "benchmarks", "generation", "execution", "clones", "signals",
+                 "scan"):  # the packages only: a __pycache__ in tests/data is not expected there
+        if (REPOSITORY / name).is_dir():
+            compileall.compile_dir(REPOSITORY / name, quiet=2)
     environment = {**os.environ, "PYTHONPATH": str(REPOSITORY)}
     environment.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryDirectory(prefix="cloneprobe-phases-") as folder:

