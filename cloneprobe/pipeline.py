@@ -15,20 +15,13 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import astuple, dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cloneprobe.audit.ahead import detect_while
 from cloneprobe.audit.audit_report import AuditReport
 from cloneprobe.audit.detection import CanonicalFragments, DetectionSettings
-from cloneprobe.audit.signal_table import signals_section, tasks_list
-from cloneprobe.audit.signals_asked import (
-    remember_signals_asked,
-    signals_asked,
-    with_asked_reasons,
-)
 from cloneprobe.audit.stream import audit_stream
 from cloneprobe.generation.selection import SampleSelection
-from cloneprobe.signals.flow import check_computed, compute_signals, count_rows
 
 from .audit.report import ReportBuilder
 from .benchmarks import (
@@ -44,31 +37,23 @@ from .errors import UserError
 from .evidence.stream import StreamedEvidence
 from .execution import ExecutionStore, execute_samples
 from .generation import (
-    HUMANEVAL_STOPS,
-    BackendOptions,
     GenerationError,
     ImportDefaults,
-    Plan,
-    RunSummary,
     SampleStore,
-    SamplingSettings,
     StoredSample,
-    check_temperatures,
     import_sample_files,
     library_versions,
-    make_backend,
-    parse_model_spec,
-    run_plan,
 )
-from .generation.backends import local_sampling_defaults
-from .generation.history import seconds_per_sample
-from .generation.runner import stored_already
-from .generation.secrets import RedactingFilter, Redactor, redact_url, url_secrets
 from .reports.durations import estimate_text, measured_text
 from .settings import ExecutionSettings, GenerationSettings, SampleSource, SignalSettings
-from .signals.registry import parse_signal_names
-from .signals.scoring import ScorerFactory, ScorerOptions
-from .warmup import MeasuredProgress, WarmUp, first_wave
+
+if TYPE_CHECKING:
+    from .generation import Plan, RunSummary
+    from .generation.secrets import Redactor
+
+# Generation's backends and secrets, the signals' flow and scoring, and the warm-up are
+# imported by the functions that use them: `execute`, `detect` and `report` never do (about
+# 40 ms of every such command on a quiet machine).
 
 log = logging.getLogger(__name__)
 
@@ -132,6 +117,9 @@ class Generated:
 def generate(settings: GenerationSettings, reporter: Reporter) -> Generated:
     """Plan and run generation for every model, filling only what the store lacks; raises
     when a model's every request failed (nothing to audit)."""
+    from .generation import check_temperatures, parse_model_spec
+    from .generation.secrets import Redactor, url_secrets
+
     benchmark = load_benchmark(settings.benchmark)
     prompt_sets = load_prompt_sets(settings.prompts, benchmark)
     temperatures = check_temperatures(list(settings.temperatures))
@@ -146,6 +134,20 @@ def generate(settings: GenerationSettings, reporter: Reporter) -> Generated:
 
 def _generate(settings, reporter, benchmark, prompt_sets, temperatures, task_ids, specs,
               api_key, redactor) -> Generated:  # fmt: skip
+    from .generation import (
+        HUMANEVAL_STOPS,
+        BackendOptions,
+        Plan,
+        SamplingSettings,
+        make_backend,
+        run_plan,
+    )
+    from .generation.backends import local_sampling_defaults
+    from .generation.history import seconds_per_sample
+    from .generation.runner import stored_already
+    from .generation.secrets import redact_url
+    from .warmup import WarmUp, first_wave
+
     recorded = redactor.data({**settings.recorded, "base_url": redact_url(settings.base_url)})
     backend_options = BackendOptions(
         base_url=settings.base_url,
@@ -229,6 +231,8 @@ def _generate(settings, reporter, benchmark, prompt_sets, temperatures, task_ids
 
 def stored_summary(model: str, plan: Plan) -> RunSummary:
     """The summary of a plan the store already held in full (no run was started)."""
+    from .generation import RunSummary
+
     return RunSummary(model=model, run_id=0, planned=plan.total, already_stored=plan.total,
                       generated=0, failed=0, prompt_tokens=0, completion_tokens=0, seconds=0.0,
                       status="stored")  # fmt: skip
@@ -252,6 +256,8 @@ def check_generated(summary: RunSummary, store: SampleStore) -> None:
 @contextmanager
 def hidden_in_logs(redactor: Redactor) -> Iterator[None]:
     """Hide the secrets in every log record while generating (--debug logs HTTP requests)."""
+    from .generation.secrets import RedactingFilter
+
     handlers = logging.getLogger().handlers
     hiding = RedactingFilter(redactor)
     for handler in handlers:
@@ -483,6 +489,14 @@ def attach_signals(
     """Compute the chosen signals for the report's samples (resuming from the store): the
     report with the `signals` section and the `tasks` list. The samples are read once (a
     signal reads a task's samples together)."""
+    from cloneprobe.audit.signal_table import signals_section, tasks_list
+    from cloneprobe.audit.signals_asked import remember_signals_asked
+    from cloneprobe.signals.flow import CHUNK, check_computed, compute_signals, count_rows
+
+    from .signals.registry import parse_signal_names
+    from .signals.scoring import ScorerFactory, ScorerOptions
+    from .warmup import MeasuredProgress
+
     samples = list(selection)
     names = settings.names or parse_signal_names(None)
     options = ScorerOptions(
@@ -496,8 +510,6 @@ def attach_signals(
                                           settings.reference_model))  # fmt: skip
     factory = ScorerFactory(options)
     with reporter.task("signals", total) as bar:
-        from cloneprobe.signals.flow import CHUNK
-
         timed = MeasuredProgress(bar.advance, total, CHUNK, lambda measured: reporter.plan(
             [measured_text("the signals", *astuple(measured), unit="task row")]))
         rows = compute_signals(
@@ -646,7 +658,14 @@ def stored_signals(
     """The report with the signals the store holds for its samples (nothing computed, no model
     loaded; a score not stored is shown as not available) and the per-task verdicts; the
     report unchanged when the store holds no signal for them."""
-    from cloneprobe.signals.flow import StoredScorers, stored_signal_names
+    from cloneprobe.audit.signal_table import signals_section, tasks_list
+    from cloneprobe.audit.signals_asked import signals_asked, with_asked_reasons
+    from cloneprobe.signals.flow import (
+        StoredScorers,
+        compute_signals,
+        count_rows,
+        stored_signal_names,
+    )
     from cloneprobe.signals.registry import SIGNALS
 
     samples = list(selection)

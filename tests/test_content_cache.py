@@ -25,7 +25,7 @@ from cloneprobe.content_cache import ContentCache, cache_folder, source_fingerpr
 from cloneprobe.evidence.null_model import chance_rates
 
 SAMPLES = Path(__file__).parent / "data" / "humaneval_results.jsonl"
-KINDS = {"canonical-fragments", "canonical-profiles", "chance-rates"}
+KINDS = {"canonical-fragments", "canonical-hashes", "canonical-profiles", "chance-rates"}
 
 
 def detect(tmp_path: Path, samples: Path, env: dict, *extra: str) -> dict:
@@ -55,7 +55,8 @@ def test_verdicts_and_evidence_are_the_same_cold_warm_and_off(tmp_path, profile)
     cold = detect(tmp_path, SAMPLES, cached(folder), "--profile", profile)
     layouts = 1 if profile == "default" else 2  # nicad: its own layout, and the profiles'
     assert {k: len(v) for k, v in entries(folder).items()} == {
-        "canonical-fragments": layouts, "canonical-profiles": 1, "chance-rates": 1}
+        "canonical-fragments": layouts, "canonical-hashes": 1, "canonical-profiles": 1,
+        "chance-rates": 1}
     written = {p: p.stat().st_ino for paths in entries(folder).values() for p in paths}
     warm = detect(tmp_path, SAMPLES, cached(folder), "--profile", profile)
     off = detect(tmp_path, SAMPLES, {**cached(tmp_path / "unused"), **OFF}, "--profile", profile)
@@ -90,6 +91,7 @@ def test_corrupt_partly_written_and_misshapen_entries_are_computed_again(tmp_pat
     detect(tmp_path, SAMPLES, cached(folder))
     damaged = {"canonical-fragments": lambda text: text[: len(text) // 2],
                "canonical-profiles": lambda text: '{"HumanEval/0": [1, 2]}',
+               "canonical-hashes": lambda text: '{"HumanEval/0": "0123"}',
                "chance-rates": lambda text: "\x00\xff not json"}  # fmt: skip
     for kind, damage in damaged.items():
         for path in entries(folder)[kind]:
@@ -98,6 +100,8 @@ def test_corrupt_partly_written_and_misshapen_entries_are_computed_again(tmp_pat
     for paths in entries(folder).values():  # written over, whole
         for path in paths:
             json.loads(path.read_text(encoding="utf-8"))
+    hashes = json.loads(entries(folder)["canonical-hashes"][0].read_text(encoding="utf-8"))
+    assert len(hashes) == len(load_humaneval())  # the entry of one task was not taken as all
     assert detect(tmp_path, SAMPLES, cached(folder)) == expected
 
 
@@ -122,9 +126,14 @@ def test_a_changed_canonical_is_a_new_entry_never_the_old_one(tmp_path):
         read = CanonicalFragments(benchmark, disk)
         assert render(read.of("HumanEval/0")) == render(computed.of("HumanEval/0"))
         assert read.profile("HumanEval/0") == computed.profile("HumanEval/0")
+        for cross_task in (False, True):
+            assert read.content_hash("HumanEval/0", cross_task) == computed.content_hash(
+                "HumanEval/0", cross_task)  # fmt: skip
         assert chance_rates(read, settings, pool) == chance_rates(computed, settings, pool)
     assert render(CanonicalFragments(humaneval, disk).of("HumanEval/0")) != render(
         CanonicalFragments(changed, disk).of("HumanEval/0"))
+    assert CanonicalFragments(humaneval, disk).content_hash("HumanEval/0") != (
+        CanonicalFragments(changed, disk).content_hash("HumanEval/0"))
     assert chance_rates(CanonicalFragments(humaneval, disk), settings, pool)["HumanEval/0"] != (
         chance_rates(CanonicalFragments(changed, disk), settings, pool)["HumanEval/0"])
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import sqlite3
 from contextlib import closing
 from types import SimpleNamespace
@@ -17,7 +18,12 @@ from cloneprobe.audit.detection import (
     detect_samples,
     inputs_key,
 )
-from cloneprobe.audit.stats import bootstrap_ratio, wilson_interval
+from cloneprobe.audit.stats import (
+    bootstrap_difference,
+    bootstrap_ratio,
+    percentile_interval,
+    wilson_interval,
+)
 from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.clones import DetectorConfig
 from cloneprobe.evidence.null_model import chance_pool
@@ -39,6 +45,36 @@ def test_bootstrap_ratio_resamples_tasks_not_samples():
     assert rate == pytest.approx(0.1)
     assert low == 0.0 and high >= 0.3
     assert bootstrap_ratio([]) == (0.0, 0.0, 0.0)
+
+
+def _choices_bootstrap_ratio(clusters, resamples, seed):
+    """The estimates as `rng.choices` draws them (how bootstrap_ratio computed them before)."""
+    rng, estimates = random.Random(seed), []
+    for _ in range(resamples):
+        drawn = rng.choices(clusters, k=len(clusters))
+        trials = sum(t for _, t in drawn)
+        estimates.append(sum(h for h, _ in drawn) / trials if trials else 0.0)
+    estimates.sort()
+    return percentile_interval(estimates, 0.95)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7])
+def test_the_bootstraps_draw_exactly_what_random_choices_draws(seed):
+    """The resampling without `choices`' lists gives the same intervals to the last digit,
+    trials of unequal size and empty clusters included."""
+    draw = random.Random(100 + seed)
+    clusters = [(h, h + draw.randint(0, 40)) for h in (draw.randint(0, 30) for _ in range(164))]
+    clusters[3] = (0, 0)
+    rate, low, high = bootstrap_ratio(clusters, resamples=500, seed=seed)
+    assert rate == sum(h for h, _ in clusters) / sum(t for _, t in clusters)
+    assert (low, high) == _choices_bootstrap_ratio(clusters, 500, seed)
+    first = [draw.random() < 0.3 for _ in range(120)]
+    second = [draw.random() < 0.5 for _ in range(120)]
+    diffs = [int(a) - int(b) for a, b in zip(first, second, strict=True)]
+    rng = random.Random(seed)
+    estimates = sorted(sum(rng.choices(diffs, k=120)) / 120 for _ in range(300))
+    assert bootstrap_difference(first, second, resamples=300, seed=seed)[1:] == (
+        percentile_interval(estimates, 0.95))
 
 
 def test_a_rate_of_none_or_all_is_not_certain_the_interval_is_wilsons_over_the_tasks():

@@ -5,9 +5,14 @@ same evidence and verdicts as detection done after the runs."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import threading
 from contextlib import closing
 
+import pytest
+
+from cloneprobe.audit.ahead import IdleCores
 from cloneprobe.audit.detection import CanonicalFragments, DetectionSettings
 from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.clones import DetectorConfig
@@ -66,3 +71,58 @@ def test_without_an_idle_core_nothing_is_detected_ahead(tmp_path):
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
         assert "detections" not in tables or db.execute(
             "SELECT COUNT(*) FROM detections").fetchone() == (0,)  # fmt: skip
+
+
+def _stat(path, idle_by_cpu: dict[int, int], busy: int = 0) -> None:
+    """A /proc/stat of the CPUs given: user, nice, system, idle, iowait, irq, softirq, steal."""
+    lines = ["cpu  1 2 3 4 5 6 7 8 0 0"]  # the all-CPU line: never read
+    lines += [f"cpu{n} {busy} 0 0 {idle} 0 0 0 0 0 0" for n, idle in idle_by_cpu.items()]
+    path.write_text("\n".join([*lines, "intr 1", "ctxt 2"]) + "\n")
+
+
+def test_idle_cores_are_read_from_the_per_cpu_times_of_this_process_cpus(tmp_path):
+    stat = tmp_path / "stat"
+    mine = sorted(os.sched_getaffinity(0))
+    other = max(mine) + 1  # a CPU this process may not run on: its idle time is not ours
+    _stat(stat, {**{n: 1000 for n in mine}, other: 1000})
+    cores = IdleCores(str(stat))
+    # every CPU of ours half idle over the window (100 idle ticks, 100 busy), the other idle
+    _stat(stat, {**{n: 1100 for n in mine}, other: 1200}, busy=100)
+    assert cores.since_last() == pytest.approx(len(mine) / 2)
+    _stat(stat, {**{n: 1100 for n in mine}, other: 1400}, busy=200)
+    assert cores.since_last() == 0.0
+    # the detection's own CPU seconds count as idle: it does not wait for the core it takes
+    _stat(stat, {**{n: 1100 for n in mine}, other: 1600}, busy=300)
+    cores.read_at -= 2.0
+    assert cores.since_last(own=1.0) == pytest.approx(0.5, abs=0.05)
+
+
+def test_detection_waits_while_no_core_is_idle_and_gives_up_when_the_runs_end(tmp_path):
+    stat = tmp_path / "stat"
+    mine = sorted(os.sched_getaffinity(0))
+    _stat(stat, dict.fromkeys(mine, 1000))
+    cores, finished = IdleCores(str(stat)), threading.Event()
+    cores.WINDOW = 0.05
+    wait = cores.waiter(finished)
+    _stat(stat, dict.fromkeys(mine, 1000), busy=500)  # every CPU busy
+    answer: list[bool] = []
+    waiting = threading.Thread(target=lambda: answer.append(wait()))
+    waiting.start()
+    waiting.join(0.5)
+    assert waiting.is_alive() and not answer  # still waiting for a core
+    finished.set()
+    waiting.join()
+    assert answer == [False]
+
+
+def test_detection_goes_ahead_once_a_core_is_idle(tmp_path):
+    stat = tmp_path / "stat"
+    mine = sorted(os.sched_getaffinity(0))
+    _stat(stat, dict.fromkeys(mine, 1000))
+    cores, finished = IdleCores(str(stat)), threading.Event()
+    cores.WINDOW = 0.05
+    wait = cores.waiter(finished)
+    _stat(stat, dict.fromkeys(mine, 1000), busy=500)
+    assert not finished.wait(0.1)
+    _stat(stat, dict.fromkeys(mine, 1500), busy=500)  # then 500 idle ticks on every CPU
+    assert wait() is True

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
-from cloneprobe.benchmarks import Benchmark, canonical_source, nicad_min_lines
+from cloneprobe.benchmarks import Benchmark, Task, canonical_source, nicad_min_lines
 from cloneprobe.benchmarks.disguise import map_back
 from cloneprobe.benchmarks.prompts import disguise_renames
 from cloneprobe.clones import (
@@ -141,8 +141,9 @@ class DetectionSettings:
 class CanonicalFragments:
     """Each task's canonical fragment, extracted once per layout (the profile's), and its
     evidence profile. With the content cache on (`disk`, by default the user's: see
-    `content_cache`), every task's fragments of a layout and every task's profile are read from
-    one entry keyed by the benchmark's content and the code, or computed and written there."""
+    `content_cache`), every task's fragments of a layout, every task's profile and every task's
+    content hash are read from one entry each, keyed by the benchmark's content and the code,
+    or computed and written there."""
 
     def __init__(self, benchmark: Benchmark, disk: ContentCache | None = None) -> None:
         self.benchmark = benchmark
@@ -150,6 +151,8 @@ class CanonicalFragments:
         self.extractors: dict[tuple[str, Layout], FragmentExtractor] = {}
         self.cache: dict[tuple[str, ...], list[Fragment]] = {}
         self.hashes: dict[tuple[str, bool], str] = {}
+        self.hashed: set[bool] = set()
+        """The cross-task modes whose hashes were read from the content cache (or written)."""
         self.profiles: dict[str, CanonicalProfile | None] = {}
         self.usage = None
         self.loaded_layouts: set[str] = set()
@@ -185,21 +188,46 @@ class CanonicalFragments:
     def content_hash(self, task_id: str, cross_task: bool = False) -> str:
         """Hash of the canonical source(s) a sample of `task_id` is compared against (every
         canonical of its language with cross-task detection); '-' for a task not in the
-        benchmark."""
+        benchmark. With the content cache on, every task's at once, read from one entry keyed
+        by the benchmark's content and the code, or computed and written there (otherwise the
+        canonical sources are tokenized for nothing but these hashes, about 0.2 s a run)."""
         key = (task_id, cross_task)
+        if key not in self.hashes and self.disk.enabled and cross_task not in self.hashed:
+            self.hashed.add(cross_task)
+            found = self.disk.get(
+                "canonical-hashes", content_key(self.benchmark_key, "hashes", str(cross_task)),
+                lambda: self.computed_hashes(cross_task), dict, self._decode_hashes,
+            )  # fmt: skip
+            self.hashes.update({(task, cross_task): value for task, value in found.items()})
         if key not in self.hashes:
             task = self.benchmark.get(task_id)
-            if task is None:
-                self.hashes[key] = "-"
-            else:
-                targets = [t for t in self.benchmark if t.language == task.language] if (
-                    cross_task) else [task]  # fmt: skip
-                digest = hashlib.sha256()
-                for target in targets:
-                    for part in (target.task_id, target.language, canonical_source(target)):
-                        digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
-                self.hashes[key] = digest.hexdigest()[:24]
+            self.hashes[key] = "-" if task is None else self.computed_hashes(
+                cross_task, [task])[task_id]  # fmt: skip
         return self.hashes[key]
+
+    def computed_hashes(self, cross_task: bool, tasks: list[Task] | None = None,
+                        ) -> dict[str, str]:  # fmt: skip
+        """`content_hash` of `tasks` (None: every task of the benchmark) computed now."""
+        by_language: dict[str, str] = {}
+        found = {}
+        for task in self.benchmark if tasks is None else tasks:
+            if cross_task and task.language in by_language:
+                found[task.task_id] = by_language[task.language]
+                continue
+            targets = [t for t in self.benchmark if t.language == task.language] if (
+                cross_task) else [task]  # fmt: skip
+            digest = hashlib.sha256()
+            for target in targets:
+                for part in (target.task_id, target.language, canonical_source(target)):
+                    digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
+            found[task.task_id] = by_language[task.language] = digest.hexdigest()[:24]
+        return found
+
+    def _decode_hashes(self, data: dict) -> dict[str, str]:
+        hashes = {str(task_id): str(value) for task_id, value in data.items()}
+        if set(hashes) != {task.task_id for task in self.benchmark}:
+            raise ValueError("hashes of other tasks")
+        return hashes
 
     def extractor(self, language: str, layout: Layout = "statements") -> FragmentExtractor:
         if (language, layout) not in self.extractors:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
-from math import ceil, comb
+from collections.abc import Iterator, Sequence
+from itertools import repeat
+from math import ceil, comb, floor
 from statistics import NormalDist
 
 
@@ -34,9 +35,18 @@ def bootstrap_difference(
         return 0.0, 0.0, 0.0
     diffs = [int(a) - int(b) for a, b in zip(first, second, strict=True)]
     observed = sum(diffs) / n
-    rng = random.Random(seed)
-    estimates = sorted(sum(rng.choices(diffs, k=n)) / n for _ in range(resamples))
+    estimates = sorted(total / n for total in resampled_sums(diffs, resamples, seed))
     return observed, *percentile_interval(estimates, confidence)
+
+
+def resampled_sums(values: Sequence[int], resamples: int, seed: int) -> Iterator[int]:
+    """The sum of each of `resamples` resamples of the integers `values`, len(values) items
+    drawn with replacement: item floor(random() * n), as `random.Random(seed).choices(values,
+    k=n)` draws them resample after resample (the same figures), without building the lists."""
+    n = len(values)
+    scale, draw, item = n + 0.0, random.Random(seed).random, values.__getitem__
+    for _ in range(resamples):
+        yield sum([item(floor(draw() * scale)) for _ in repeat(None, n)])
 
 
 def percentile_interval(estimates: Sequence[float], confidence: float) -> tuple[float, float]:
@@ -75,12 +85,15 @@ def bootstrap_ratio(
     if not clusters or total == 0:
         return 0.0, 0.0, 0.0
     observed = sum(h for h, _ in clusters) / total
-    rng = random.Random(seed)
+    # each cluster as one integer, hits above trials: one sum gives both (exact: a resample's
+    # trials, at most n times the largest, fit below `shift` bits)
+    shift = (len(clusters) * max(t for _, t in clusters)).bit_length()
+    low_bits = (1 << shift) - 1
+    packed = [(hits << shift) | trials for hits, trials in clusters]
     estimates = []
-    for _ in range(resamples):
-        drawn = rng.choices(clusters, k=len(clusters))
-        trials = sum(t for _, t in drawn)
-        estimates.append(sum(h for h, _ in drawn) / trials if trials else 0.0)
+    for both in resampled_sums(packed, resamples, seed):
+        trials = both & low_bits
+        estimates.append((both >> shift) / trials if trials else 0.0)
     estimates.sort()
     low, high = percentile_interval(estimates, confidence)
     if low == high:
