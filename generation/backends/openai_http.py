@@ -132,7 +132,8 @@ class AiohttpPoster:
     headers, URL and query the SDK client `sdk` would use; a 3xx is followed as the SDK
     follows it (303, and a POST's 301 and 302, become a GET; Authorization is dropped on
     leaving the origin); errors are raised as the SDK raises them, `sdk` making the status
-    errors, so callers cannot tell the two posters apart."""
+    errors, so callers cannot tell the two posters apart. Only connecting has a timeout
+    here: the caller bounds each post with its own deadline (the OpenAI backend's `_within`)."""
 
     def __init__(self, sdk: openai.AsyncOpenAI, concurrency: int, timeout: float) -> None:
         self.sdk = sdk
@@ -162,9 +163,10 @@ class AiohttpPoster:
                 self.proxy = get_env_proxy_for_url(URL(self.base))
             self.session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(limit=self.concurrency, ssl=tls_context()),
-                timeout=aiohttp.ClientTimeout(
-                    total=None, sock_connect=self.timeout, sock_read=self.timeout
-                ),
+                # no read timeout: the backend's deadline (`timeout` for the whole request)
+                # always ends a stalled answer first, and aiohttp rescheduled the read timer
+                # on every chunk received (5% of the requests' CPU)
+                timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.timeout),
             )
         return self.session
 
