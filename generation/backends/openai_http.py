@@ -86,24 +86,21 @@ def _lending_client(**options: Any) -> openai.AsyncOpenAI:
     errors: its httpx client never sends (its transport refuses), so making it loads no
     certificates and closing it closes no connection pool. Closing httpcore's pool imported
     anyio's asyncio backend, 20-50 ms at the end of every run."""
-    http = http_module()
-    client = http.AsyncClient(
-        transport=_unsent_transport(), trust_env=False, timeout=options.get("timeout")
+    client = http_module().AsyncClient(
+        transport=_unsent_transport()(), trust_env=False, timeout=options.get("timeout")
     )
     return openai.AsyncOpenAI(http_client=client, **options)
 
 
 @functools.cache
-def _unsent_transport_class() -> type:
+def _unsent_transport() -> type:
+    """A transport of the SDK's HTTP library that refuses to send."""
+
     class UnsentTransport(http_module().AsyncBaseTransport):
         async def handle_async_request(self, request):
             raise RuntimeError("the aiohttp poster sends the requests, not this SDK client")
 
     return UnsentTransport
-
-
-def _unsent_transport():
-    return _unsent_transport_class()()
 
 
 @functools.cache
