@@ -17,13 +17,15 @@ quantization allows: the requests the plan needs in whole rounds of `concurrency
 `ceil(requests / concurrency) x latency`; the target is at least 90% of it (whole-round ideal /
 wall >= 0.9) for both servers at concurrency 32 and 128. Printed besides: the client's CPU
 seconds (parsing answers, understanding and storing the samples, HTTP), which bound the wall
-time when they exceed the ideal, the server's, and the load average when each measurement
-ended. The server starts a handler thread per slot before the clock, so that it does not
-start one per connect inside the measurement. With `--baseline PATH` (a checkout of the code
-to compare with) or `--baseline REV` (a git revision of this repository, e.g. `main`,
-exported to a temporary folder), every measurement runs with that code and with this
-checkout's, alternately, `--rounds` times each, medians printed: the machine is shared, so
-read the ratios of one run.
+time when they exceed the ideal, the server's, the load average when each measurement
+ended, and a timeline from the server's record of each request (`timeline`): when the first
+request and the first round's last reached it, its own time per request past the latency,
+and the client's time after the last answer. The server starts a handler thread per slot
+before the clock, so that it does not start one per connect inside the measurement. With
+`--baseline PATH` (a checkout of the code to compare with) or `--baseline REV` (a git
+revision of this repository, e.g. `main`, exported to a temporary folder), every measurement
+runs with that code and with this checkout's, alternately, `--rounds` times each, medians
+printed: the machine is shared, so read the ratios of one run.
 
 Embedded: SmolLM2-135M-Instruct, the same prompts generated in batches and one sequence at a
 time; the target is at least 3x the tokens per second when batched.
