@@ -17,13 +17,15 @@ quantization allows: the requests the plan needs in whole rounds of `concurrency
 `ceil(requests / concurrency) x latency`; the target is at least 90% of it (whole-round ideal /
 wall >= 0.9) for both servers at concurrency 32 and 128. Printed besides: the client's CPU
 seconds (parsing answers, understanding and storing the samples, HTTP), which bound the wall
-time when they exceed the ideal, the server's, and the load average when each measurement
-ended. The server starts a handler thread per slot before the clock, so that it does not
-start one per connect inside the measurement. With `--baseline PATH` (a checkout of the code
-to compare with) or `--baseline REV` (a git revision of this repository, e.g. `main`,
-exported to a temporary folder), every measurement runs with that code and with this
-checkout's, alternately, `--rounds` times each, medians printed: the machine is shared, so
-read the ratios of one run.
+time when they exceed the ideal, the server's, the load average when each measurement
+ended, and a timeline from the server's record of each request (`timeline`): when the first
+request and the first round's last reached it, its own time per request past the latency,
+and the client's time after the last answer. The server starts a handler thread per slot
+before the clock, so that it does not start one per connect inside the measurement. With
+`--baseline PATH` (a checkout of the code to compare with) or `--baseline REV` (a git
+revision of this repository, e.g. `main`, exported to a temporary folder), every measurement
+runs with that code and with this checkout's, alternately, `--rounds` times each, medians
+printed: the machine is shared, so read the ratios of one run.
 
 Embedded: SmolLM2-135M-Instruct, the same prompts generated in batches and one sequence at a
 time; the target is at least 3x the tokens per second when batched.
@@ -49,16 +51,20 @@ from cloneprobe.generation.postprocess import chat_message
 HERE = Path(__file__).resolve()
 TESTS = HERE.parent.parent / "tests"
 SERVE = """
-import sys, time
+import json, sys, time
 sys.path.insert(0, sys.argv[1])
 from openai_test_server import OpenAITestServer
 with OpenAITestServer(latency=float(sys.argv[2]), n_mode=sys.argv[3],
                       threads=int(sys.argv[4])) as server:
     print(server.base_url, flush=True)
     sys.stdin.read()
-    print(len(server.requests), time.process_time(), flush=True)
+    done = server.requests
+    print(len(done), time.process_time(), flush=True)
+    print(json.dumps([[r["timestamp"], r.get("answered")] for r in done]), flush=True)
 """
 API_TARGET = 0.9
+TIMELINE = ("first_arrival_ms", "first_round_arrived_ms", "server_past_latency_ms",
+            "server_past_latency_max_ms", "after_last_answer_ms")
 BATCH_TARGET = 3.0
 
 
@@ -68,20 +74,23 @@ def test_server(latency: float, n_mode: str, threads: int):
     so that its request handling does not compete with the client for the interpreter, with
     `threads` handler threads started before the clock (a thread started per connect made a
     burst of 128 connects wait on the server).
-    Yields (base URL, a list that receives the request count and the server's CPU seconds
-    when it stops)."""
+    Yields (base URL, a dict that receives, when it stops, the request count, the server's
+    CPU seconds and each request's (arrival, answer sent) times)."""
     process = subprocess.Popen(
         [sys.executable, "-c", SERVE, str(TESTS), str(latency), n_mode, str(threads)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
-    ended: list[float] = []
+    ended: dict = {}
     try:
         yield process.stdout.readline().strip(), ended
     finally:
         out, _ = process.communicate("", timeout=60)
-        ended.extend(float(x) for x in (out.split() or ["0", "0"]))
+        lines = out.splitlines()
+        count, cpu = lines[0].split() if lines else ("0", "0")
+        ended.update(requests=int(count), cpu=float(cpu),
+                     times=json.loads(lines[1]) if len(lines) > 1 else [])  # fmt: skip
 
 
 def api_run(tasks: int, samples: int, concurrency: int, latency: float, n_mode: str) -> dict:
@@ -110,7 +119,7 @@ def api_run(tasks: int, samples: int, concurrency: int, latency: float, n_mode: 
         backend = OpenAIBackend(
             "test-model", base_url=base_url, api_key="perf", concurrency=concurrency
         )
-        cpu, started = time.process_time(), time.perf_counter()
+        cpu, started, epoch = time.process_time(), time.perf_counter(), time.time()
         summary = run_plan("openai:test-model", backend, plan, store, {})
         wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     needed = len(task_ids) * (1 if n_mode == "openai" else samples)
@@ -120,16 +129,37 @@ def api_run(tasks: int, samples: int, concurrency: int, latency: float, n_mode: 
         "concurrency": concurrency,
         "samples": summary.generated,
         "failed": summary.failed,
-        "requests": int(ended[0]),
+        "requests": ended["requests"],
         "needed_requests": needed,
         "wall_s": wall,
         "ideal_s": needed / concurrency * latency,
         "rounds_s": rounds,
         "of_rounds": rounds / wall,
         "client_cpu_s": cpu,
-        "server_cpu_s": ended[1],
+        "server_cpu_s": ended["cpu"],
+        **timeline(ended["times"], epoch, wall, concurrency, latency),
         "load": os.getloadavg()[0],
         "code": str(Path(http.__file__).resolve().parent.parent.parent),
+    }
+
+
+def timeline(times: list, epoch: float, wall: float, concurrency: int, latency: float) -> dict:
+    """Where the wall time went, from the server's clock (the same machine's): when the first
+    request and the last of the first round reached the server after the clock started, the
+    server's own time per request past the latency (read -> answer sent: median and most),
+    and the client's time after the last answer was sent (understanding and storing the last
+    samples, ending the run)."""
+    arrivals = sorted(arrived - epoch for arrived, _ in times)
+    past = sorted(sent - arrived - latency for arrived, sent in times if sent is not None)
+    sent = [s for _, s in times if s is not None]
+    if not arrivals or not past:
+        return {}
+    return {
+        "first_arrival_ms": arrivals[0] * 1000,
+        "first_round_arrived_ms": arrivals[min(concurrency, len(arrivals)) - 1] * 1000,
+        "server_past_latency_ms": statistics.median(past) * 1000,
+        "server_past_latency_max_ms": past[-1] * 1000,
+        "after_last_answer_ms": (wall - (max(sent) - epoch)) * 1000,
     }
 
 
@@ -220,7 +250,9 @@ def _api_figures(args, baseline: Path | None) -> list[dict]:
     for (_, _, code), measured in runs.items():
         median = {
             key: statistics.median(run[key] for run in measured)
-            for key in ("wall_s", "of_rounds", "client_cpu_s", "server_cpu_s", "load")
+            for key in ("wall_s", "of_rounds", "client_cpu_s", "server_cpu_s", "load",
+                        *TIMELINE)
+            if all(key in run for run in measured)
         }
         figures.append({**measured[0], **median, "code": code, "runs": measured})
     return figures
@@ -272,6 +304,14 @@ def main(argv: list[str] | None = None) -> int:
             f"(target >= {API_TARGET:.0%}); CPU client {run['client_cpu_s']:.2f} s, "
             f"server {run['server_cpu_s']:.2f} s; load {run['load']:.1f}"
         )
+        if "first_arrival_ms" in run:
+            print(
+                f"{'':13s}first request at the server {run['first_arrival_ms']:.0f} ms after "
+                f"the clock, the first round's last {run['first_round_arrived_ms']:.0f} ms; "
+                f"server past the latency {run['server_past_latency_ms']:.1f} ms a request "
+                f"(most {run['server_past_latency_max_ms']:.1f}); client after the last "
+                f"answer {run['after_last_answer_ms']:.0f} ms"
+            )
     if figures["embedded"]:
         batched, single = figures["embedded"]
         ratio = batched["tokens_per_s"] / single["tokens_per_s"]

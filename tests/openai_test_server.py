@@ -176,7 +176,7 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw) if raw else None
         except ValueError:  # recorded as None, answered with a 400
             body = None
-        owner._record(self.command, self.path, body, self.headers)
+        self._entry = owner._record(self.command, self.path, body, self.headers)
         path = self.path.split("?", 1)[0].rstrip("/")
         if owner.latency:
             time.sleep(owner.latency)
@@ -233,6 +233,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
         self.wfile.flush()
+        entry = getattr(self, "_entry", None)
+        if entry is not None:
+            with self.server.owner._lock:
+                entry["answered"] = time.time()
 
 
 class OpenAITestServer:
@@ -317,9 +321,10 @@ class OpenAITestServer:
 
     @property
     def requests(self) -> list[dict]:
-        """A snapshot of the recorded requests: method, path, json, headers, timestamp."""
+        """A snapshot of the recorded requests: method, path, json, headers, timestamp (when
+        the request was read) and, once an answer was sent, `answered` (when it was)."""
         with self._lock:
-            return list(self._requests)
+            return [dict(entry) for entry in self._requests]
 
     def fail_next(
         self, status: int = 429, times: int = 1, retry_after: float | None = None
@@ -370,11 +375,13 @@ class OpenAITestServer:
             if not self._idle.wait_for(lambda: not self._connections, timeout=timeout):
                 raise TimeoutError(f"{len(self._connections)} connection(s) still open")
 
-    def _record(self, method: str, path: str, body: Any, headers) -> None:
+    def _record(self, method: str, path: str, body: Any, headers) -> dict:
         kept = {name: headers[name] for name in RECORDED_HEADERS if name in headers}
         entry = {"method": method, "path": path, "json": body, "headers": kept}
+        entry["timestamp"] = time.time()
         with self._lock:
-            self._requests.append({**entry, "timestamp": time.time()})
+            self._requests.append(entry)
+        return entry
 
     def _generate(self, kind: str, body: dict) -> tuple[int, dict]:
         """The (status, payload) answering a completion or chat completion request."""

@@ -241,6 +241,17 @@ def test_drop_next_closes_the_connection_without_a_response():
         assert complete(server)[0] == 200
 
 
+def test_a_recorded_request_says_when_its_answer_was_sent():
+    with OpenAITestServer(latency=0.05) as server:
+        assert complete(server)[0] == 200
+        server.drop_next()
+        with pytest.raises((http.client.RemoteDisconnected, ConnectionError)):
+            complete(server)
+        answered, dropped = server.requests
+        assert answered["answered"] >= answered["timestamp"] + 0.05  # after the latency
+        assert "answered" not in dropped
+
+
 def test_slow_next_times_out_the_client_and_the_server_keeps_serving(capfd):
     with OpenAITestServer() as server:
         server.slow_next(0.8)

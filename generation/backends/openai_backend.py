@@ -38,6 +38,10 @@ MAX_RETRY_AFTER = 300.0
 """Seconds a Retry-After may ask for; a server asking for longer fails the request."""
 
 
+START_BATCH = 8
+"""Requests started before the event loop lets them connect and send (the first round)."""
+
+
 class MalformedAnswer(ValueError):
     """A 200 answer that is not a completion."""
 
@@ -148,10 +152,17 @@ class OpenAIBackend(Backend):
             timeout=self.timeout,
         )
         slots = Slots(senders, self.concurrency)
-        tasks = [asyncio.create_task(self._one(slots, r)) for r in requests]
+        tasks: list[asyncio.Task] = []
         try:
-            for task in tasks:
+            for number, request in enumerate(requests, start=1):
+                task = asyncio.create_task(self._one(slots, request))
                 task.add_done_callback(_retrieve)
+                tasks.append(task)
+                if number <= self.concurrency and number % START_BATCH == 0:
+                    # the requests started so far connect and are sent before more start:
+                    # started all at once, the first of 128 left only after the 128th had
+                    # opened its connection (50 ms), and the server read them in a burst
+                    await asyncio.sleep(0)
             for finished in asyncio.as_completed(tasks):
                 deliver(await finished)
         finally:
