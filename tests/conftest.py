@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import sys
 import tempfile
 
 import pytest
@@ -29,6 +30,12 @@ def pytest_configure(config):
     (entries are written atomically). Tests of the cache itself give their own folders, cold."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         return
+    # Python's bytecode caches (`__pycache__`, ignored by git) are written even where
+    # PYTHONDONTWRITEBYTECODE is set: without them every worker compiles the project's modules
+    # and pytest rewrites every test module again, and so does every CLI process a test starts
+    # (docs/performance.md#the-test-suite). The workers and their processes inherit this.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode = False  # this process too, when it runs the tests (`-n 0`)
     folder = tempfile.mkdtemp(prefix="cloneprobe-test-cache-")
     os.environ["CLONEPROBE_CACHE_DIR"] = folder
     os.environ.pop("CLONEPROBE_NO_CACHE", None)

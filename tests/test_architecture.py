@@ -252,13 +252,15 @@ def test_no_test_module_imports_torch_at_top_level():
 
 def test_every_slow_test_says_what_it_costs():
     """A slow test's marker carries its cost (`@pytest.mark.slow(reason="about 40 s: ...")`),
-    so that whoever runs the whole suite knows what the wait is for."""
+    so that whoever runs the whole suite knows what the wait is for: as a decorator, in a
+    parameter's `marks=` or in a module's `pytestmark`."""
     bare = []
     for path in sorted((ROOT / "tests").glob("*.py")):
-        for node in ast.walk(parsed(path)):
-            decorators = getattr(node, "decorator_list", [])
-            for d in decorators:
-                text = ast.unparse(d)
-                if text.startswith("pytest.mark.slow") and "reason=" not in text:
-                    bare.append(f"{path.name}: {node.name}")
+        tree = parsed(path)
+        called = {id(n.func): n for n in ast.walk(tree) if isinstance(n, ast.Call)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and ast.unparse(node) == "pytest.mark.slow":
+                call = called.get(id(node))
+                if call is None or not any(k.arg == "reason" for k in call.keywords):
+                    bare.append(f"{path.name}: line {node.lineno}")
     assert bare == []

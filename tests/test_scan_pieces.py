@@ -80,7 +80,13 @@ def once_each(plants, names: dict | None = None) -> Counter:
     return Counter({(names.get(document, document), task): 1 for document, task, _ in plants})
 
 
-@pytest.mark.parametrize("compress", [False, True], ids=["jsonl", "jsonl.gz"])
+@pytest.mark.parametrize("compress", [
+    pytest.param(False, id="jsonl"),
+    pytest.param(True, id="jsonl.gz", marks=pytest.mark.slow(
+        reason="about 2 s of CPU: a scan process forking two workers; a compressed file is "
+               "scanned on two workers in the fast suite too "
+               "(test_compressed_jsonl_alone_gets_one_rank_per_worker)")),
+])  # fmt: skip
 def test_one_jsonl_file_is_read_by_every_rank_and_each_record_once(tmp_path, every_doc_planted,
                                                                    compress):  # fmt: skip
     docs, plants = every_doc_planted
@@ -120,6 +126,9 @@ def test_one_parquet_file_is_cut_by_rows_across_its_row_groups(tmp_path, every_d
     assert comparable(split) == comparable(alone)
 
 
+@pytest.mark.slow(reason="about 3 s of CPU: two scan processes forking two workers each; the "
+                  "fast suite resumes a scan of files (test_scan_resume) and splits one file "
+                  "(the other tests here)")
 def test_a_resumed_split_scan_runs_only_the_unfinished_rank(tmp_path, every_doc_planted):
     docs, _ = every_doc_planted
     corpus = write_records(tmp_path / "corpus.jsonl", docs)
