@@ -55,6 +55,28 @@ class SourceKinds:
         return role
 
 
+def _joined(previous: int, role: int, depth: int) -> bool:
+    """Inside brackets, the grammar joins a token to the previous one across a line break."""
+    return depth > 0 and bool(
+        previous & _JOINED_AFTER or (role & _JOINED_BEFORE and not previous & _OPENS_OR_COMMA)
+    )
+
+
+def _string_rows(word: str, line: list[Token], lines: list[Line]) -> list[Token]:
+    """A string spanning several source rows: NiCad prints its raw text, so each row is a line
+    (blank rows, like blank lines, are not). Its first row stays on the current line; the
+    tokens after it on its last row join the last row's line (returned). The rows are
+    `str_row` tokens, which renaming folds back into one `"x"` (normalize.py)."""
+    first, *rest = word.split("\n")
+    line.append(("str", first.strip()))
+    for string_row in rest:
+        if string_row.strip():
+            if line:
+                lines.append(tuple(line))
+            line = [("str_row", string_row.strip())]
+    return line
+
+
 class _SourcePrinter:
     """Collects the lines of one fragment; one instance per fragment."""
 
@@ -166,9 +188,8 @@ class _SourcePrinter:
                     and line
                     and previous >= 0
                     and not continued
-                    and not (depth > 0 and (previous & _JOINED_AFTER or (
-                        role & _JOINED_BEFORE and not previous & _OPENS_OR_COMMA)))
-                ):  # fmt: skip
+                    and not _joined(previous, role, depth)
+                ):
                     lines.append(tuple(line))
                     line = []
                 continued = False
@@ -178,14 +199,7 @@ class _SourcePrinter:
                 if body_start is None and start >= body_byte:
                     body_start = len(lines)
                 if token_kind == "str" and "\n" in word:
-                    # a string spanning several source rows: see run_rows
-                    first, *rest = word.split("\n")
-                    line.append(("str", first.strip()))
-                    for string_row in rest:
-                        if string_row.strip():
-                            if line:
-                                lines.append(tuple(line))
-                            line = [("str_row", string_row.strip())]
+                    line = _string_rows(word, line, lines)
                 else:
                     line.append((token_kind, word))
                 if role & _OPENER:
@@ -238,13 +252,12 @@ class _SourcePrinter:
                 previous_row = row + text.count(b"\n") if b"\n" in text else row
                 word = text.decode("utf-8", "replace")
                 if (
-                    line
-                    and broken
+                    broken
+                    and line
                     and previous >= 0
                     and not continued
-                    and not (depth > 0 and (previous & _JOINED_AFTER or (
-                        role & _JOINED_BEFORE and not previous & _OPENS_OR_COMMA)))
-                ):  # fmt: skip
+                    and not _joined(previous, role, depth)
+                ):
                     lines.append(tuple(line))
                     line = []
                 continued = False
@@ -254,18 +267,7 @@ class _SourcePrinter:
                 if body_start is None and start >= body_byte:
                     body_start = len(lines)
                 if token_kind == "str" and "\n" in word:
-                    # a string spanning several source rows: NiCad prints its raw text, so
-                    # each row is a line (blank rows, like blank lines, are not). Its first
-                    # row stays on the current line; the tokens after it on its last row join
-                    # the last row's line. The rows are `str_row` tokens, which renaming
-                    # folds back into one `"x"` (normalize.py).
-                    first, *rest = word.split("\n")
-                    line.append(("str", first.strip()))
-                    for string_row in rest:
-                        if string_row.strip():
-                            if line:
-                                lines.append(tuple(line))
-                            line = [("str_row", string_row.strip())]
+                    line = _string_rows(word, line, lines)
                 else:
                     line.append((token_kind, word))
                 if role & _OPENER:
