@@ -97,13 +97,19 @@ def test_idle_cores_are_read_from_the_per_cpu_times_of_this_process_cpus(tmp_pat
     assert cores.since_last(own=1.0) == pytest.approx(0.5, abs=0.05)
 
 
-def test_detection_waits_while_no_core_is_idle_and_gives_up_when_the_runs_end(tmp_path):
+def _waiter(tmp_path):
+    """A fake /proc/stat at rest, and a waiter on it with a short window: (stat file, this
+    process's CPUs, the event that says the runs ended, the waiter)."""
     stat = tmp_path / "stat"
     mine = sorted(os.sched_getaffinity(0))
     _stat(stat, dict.fromkeys(mine, 1000))
     cores, finished = IdleCores(str(stat)), threading.Event()
     cores.WINDOW = 0.05
-    wait = cores.waiter(finished)
+    return stat, mine, finished, cores.waiter(finished)
+
+
+def test_detection_waits_while_no_core_is_idle_and_gives_up_when_the_runs_end(tmp_path):
+    stat, mine, finished, wait = _waiter(tmp_path)
     _stat(stat, dict.fromkeys(mine, 1000), busy=500)  # every CPU busy
     answer: list[bool] = []
     waiting = threading.Thread(target=lambda: answer.append(wait()))
@@ -116,12 +122,7 @@ def test_detection_waits_while_no_core_is_idle_and_gives_up_when_the_runs_end(tm
 
 
 def test_detection_goes_ahead_once_a_core_is_idle(tmp_path):
-    stat = tmp_path / "stat"
-    mine = sorted(os.sched_getaffinity(0))
-    _stat(stat, dict.fromkeys(mine, 1000))
-    cores, finished = IdleCores(str(stat)), threading.Event()
-    cores.WINDOW = 0.05
-    wait = cores.waiter(finished)
+    stat, mine, finished, wait = _waiter(tmp_path)
     _stat(stat, dict.fromkeys(mine, 1000), busy=500)
     assert not finished.wait(0.1)
     _stat(stat, dict.fromkeys(mine, 1500), busy=500)  # then 500 idle ticks on every CPU
