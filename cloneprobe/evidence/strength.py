@@ -72,7 +72,7 @@ def _ratio(lcs: float, longer: int) -> float:
 _CONTENT_MEMO: dict[tuple[int, tuple], tuple[CanonicalProfile, tuple]] = {}
 """`_content_features` by (id(profile), body lines); the profile is kept with its entries, so
 its id stays its own. Only a cache: the features are the same with it or without."""
-_SAME_LINES_MEMO: dict[tuple[int, int, int], tuple[CanonicalProfile, tuple, int, tuple]] = {}
+_SAME_LINES_MEMO: dict[tuple[int, int, int], tuple[CanonicalProfile, tuple, tuple]] = {}
 """The same by (id(profile), id(fragment.lines), body_start), asked first: fragments of one
 program text share their lines tuple (the extractor parses a program once), and an answer
 is asked for again for each clone pair it is in. Hashing the body's lines (every token) costs
@@ -88,11 +88,11 @@ def _content_features(profile: CanonicalProfile, fragment: Fragment) -> tuple:
     same = (id(profile), id(lines), body_start)
     known = _SAME_LINES_MEMO.get(same)
     if known is not None and known[0] is profile and known[1] is lines:
-        return known[3]
+        return known[2]
     found = _body_features(profile, fragment)
     if len(_SAME_LINES_MEMO) >= CONTENT_MEMO_LIMIT:
         _SAME_LINES_MEMO.clear()
-    _SAME_LINES_MEMO[same] = (profile, lines, body_start, found)
+    _SAME_LINES_MEMO[same] = (profile, lines, found)
     return found
 
 
