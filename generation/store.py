@@ -18,6 +18,7 @@ import json
 import operator
 import sqlite3
 import time
+import typing
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -319,7 +320,7 @@ class SampleStore:
         or by another program), named instead of failing deep inside the detector."""
         fields = list(StoredSample.__dataclass_fields__)
         wrong = next(name for name, value in zip(fields, row, strict=True) if value is not None
-                     and not isinstance(value, _COLUMN_KINDS.get(name, object)))  # fmt: skip
+                     and not isinstance(value, _COLUMN_KINDS[name]))  # fmt: skip
         value, kind = row[fields.index(wrong)], _COLUMN_KINDS[wrong]
         belongs = "number" if isinstance(kind, tuple) else kind.__name__
         return GenerationError(
@@ -337,15 +338,18 @@ class SampleStore:
         return int(row[0] or 0), int(row[1] or 0)
 
 
-_TEXT = ("model", "settings_key", "prompt_set", "variant", "task_id", "mode", "raw",
-         "completion", "program", "form", "finish_reason", "error", "entry_point", "repairs",
-         "unrepairable")  # fmt: skip
-_COLUMN_KINDS: dict[str, type | tuple[type, ...]] = {
-    **dict.fromkeys(_TEXT, str), "temperature": (int, float), "sample_index": int,
-    "prompt_tokens": int, "completion_tokens": int, "latency": (int, float), "run_id": int,
-    "id": int,
-}
-"""What each column of a stored sample must hold (NULL aside)."""
+def _column_kinds() -> dict[str, type | tuple[type, ...]]:
+    """What each column of a stored sample must hold (NULL aside), read from StoredSample's
+    fields: SQLite gives a float column's whole numbers back as int, and a bool as 0 or 1."""
+    widened: dict[type, type | tuple[type, ...]] = {float: (int, float), bool: int}
+    kinds = {}
+    for name, hint in typing.get_type_hints(StoredSample).items():
+        kind = next(a for a in typing.get_args(hint) or (hint,) if a is not type(None))
+        kinds[name] = widened.get(kind, kind)
+    return kinds
+
+
+_COLUMN_KINDS = _column_kinds()
 _CHECKED_TEXTS = ("model", "prompt_set", "variant", "task_id", "raw", "completion", "program")
 """Columns checked on every row read (the others are named when a checked one is wrong)."""
 
