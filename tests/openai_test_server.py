@@ -419,12 +419,10 @@ class OpenAITestServer:
                 text, finish, words = cut[raw]
                 completion_tokens += words
                 choice = {"index": len(choices), "finish_reason": finish, "logprobs": None}
-                if kind == "completion" and self.prompt_logprobs == "none":
-                    choices.append({**choice, "text": prompt + text if body.get("echo")
-                                    and isinstance(prompt, str) else text})  # fmt: skip
-                elif kind == "completion":
-                    choice.update(self._logprobs(prompt if isinstance(prompt, str) else "",
-                                                 text, body))  # fmt: skip
+                if kind == "completion":
+                    if self.prompt_logprobs != "none":
+                        choice.update(self._logprobs(prompt if isinstance(prompt, str) else "",
+                                                     text, body))  # fmt: skip
                     echoed = body.get("echo") and isinstance(prompt, str)
                     choices.append({**choice, "text": prompt + text if echoed else text})
                 else:
