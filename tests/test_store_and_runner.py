@@ -23,6 +23,7 @@ from cloneprobe.generation import (
     run_plan,
 )
 from cloneprobe.generation.backends.openai_backend import OpenAIBackend
+from cloneprobe.generation.postprocess import understand
 
 MODEL = "openai:test-model"
 TASKS = frozenset({"HumanEval/0", "HumanEval/2", "HumanEval/4"})
@@ -331,3 +332,31 @@ def test_an_interrupt_in_a_burst_keeps_every_sample_handed_over(plan, store):
             run_plan(MODEL, backend, plan, store, library_versions(), progress)
     assert len(all_rows(store)) == 5 * N
     assert [run["status"] for run in store.runs()] == ["interrupted"]
+
+
+def test_texts_an_answer_repeats_are_stored_as_each_understood_alone(humaneval, prompt_sets, store):
+    # one answer repeats two texts (one needs a repair), and every task gets the same texts:
+    # each row must be what `understand` makes of its own text under its own task's prompt
+    texts = ["    return 1\n", "\treturn [x for x in range(2)]\n"]
+
+    def responder(kind, prompt, index, body):
+        return texts[index % 2]
+
+    settings = SamplingSettings()
+    plan = Plan(prompt_sets, humaneval, (0.2,), 4, settings, TASKS)
+    with OpenAITestServer(responder) as server:
+        summary = run(server, plan, store)
+    assert summary.generated == len(TASKS) * 2 * 4
+    prompts = {(s.name, p.task_id): p for s in prompt_sets for p in s.prompts}
+    repaired = 0
+    for row in all_rows(store):
+        prompt = prompts[(row.prompt_set, row.task_id)]
+        entry_point = prompt.entry_point or humaneval.get(row.task_id).entry_point
+        alone = understand(row.raw, prompt.text, entry_point, settings.stop)
+        assert row.raw == texts[row.sample_index % 2]
+        assert (row.completion, row.program, row.form) == (
+            alone.completion, alone.program, alone.form)
+        assert row.repairs == ("; ".join(alone.repairs) or None)
+        assert row.unrepairable == alone.unrepairable
+        repaired += row.repairs is not None
+    assert repaired == len(TASKS) * 2 * 2  # the tab-indented text, each time under its prompt
