@@ -360,3 +360,28 @@ def test_texts_an_answer_repeats_are_stored_as_each_understood_alone(humaneval, 
         assert row.unrepairable == alone.unrepairable
         repaired += row.repairs is not None
     assert repaired == len(TASKS) * 2 * 2  # the tab-indented text, each time under its prompt
+
+
+def test_a_runs_commits_leave_the_wal_to_the_stores_close(tmp_path):
+    # a run writing more than SQLite's default 1000-page threshold: none of its commits copies
+    # the WAL into the store file (a checkpoint, with fsyncs, after the run's last answer);
+    # after the run the default threshold is back, and nothing written is lost at the close
+    from cloneprobe.generation.store import StoredSample
+
+    path = tmp_path / "s.sqlite"
+    with SampleStore(path) as store:
+        run_id = store.start_run(MODEL, {}, {})
+        program = "x = 1\n" * 800  # about 4.8 KB a sample: more than a page each
+        for first in range(0, 1200, 100):
+            store.add([
+                StoredSample(MODEL, "key", "original", "", "HumanEval/0", 0.2, i, raw="r",
+                             program=program, run_id=run_id)
+                for i in range(first, first + 100)
+            ])  # fmt: skip
+        store.end_run(run_id)
+        [(_, in_wal, _)] = store.db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        assert in_wal > 1000
+        [(threshold,)] = store.db.execute("PRAGMA wal_autocheckpoint").fetchall()
+        assert threshold == 1000
+    with SampleStore(path) as store:
+        assert store.count()[0] == 1200
