@@ -40,6 +40,9 @@ MAX_RETRY_AFTER = 300.0
 
 START_BATCH = 8
 """Requests started before the event loop lets them connect and send (the first round)."""
+START_PAUSE = 0.0005
+"""Seconds the first round pauses after each START_BATCH requests, so that the loop connects
+and sends them before more start (nothing is lost when the loop is busy meanwhile)."""
 
 
 class MalformedAnswer(ValueError):
@@ -168,8 +171,10 @@ class OpenAIBackend(Backend):
                 if number <= self.concurrency and number % START_BATCH == 0:
                     # the requests started so far connect and are sent before more start:
                     # started all at once, the first of 128 left only after the 128th had
-                    # opened its connection (50 ms), and the server read them in a burst
-                    await asyncio.sleep(0)
+                    # opened its connection (50 ms), and the server read them in a burst;
+                    # a pass of the loop (sleep(0)) is not enough for a connection to be made
+                    # and its request sent, so the first left only after 40 had started
+                    await asyncio.sleep(START_PAUSE)
             for finished in asyncio.as_completed(tasks):
                 deliver(await finished)
             await stored  # the connections are closed after the caller took the results
