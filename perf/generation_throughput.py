@@ -3,6 +3,7 @@ generation.
 
     python3 perf/generation_throughput.py [--tasks 164] [--samples 20] [--concurrency 32 128]
                                           [--n-modes openai refuse] [--latency 0.2]
+                                          [--texts same|distinct]
                                           [--rounds 3] [--baseline PATH|REV]
                                           [--embedded-prompts 16] [--json]
 
@@ -25,7 +26,10 @@ before the clock, so that it does not start one per connect inside the measureme
 `--baseline PATH` (a checkout of the code to compare with) or `--baseline REV` (a git
 revision of this repository, e.g. `main`, exported to a temporary folder), every measurement
 runs with that code and with this checkout's, alternately, `--rounds` times each, medians
-printed: the machine is shared, so read the ratios of one run.
+printed: the machine is shared, so read the ratios of one run. The server answers every sample
+with the same function body (`--texts same`, the target's workload), which the runner
+understands once per answer; `--texts distinct` gives every sample its own body, so each is
+parsed and repaired on its own (what a model at a high temperature costs the client).
 
 Embedded: SmolLM2-135M-Instruct, the same prompts generated in batches and one sequence at a
 time; the target is at least 3x the tokens per second when batched.
@@ -53,8 +57,9 @@ TESTS = HERE.parent.parent / "tests"
 SERVE = """
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
-from openai_test_server import OpenAITestServer
-with OpenAITestServer(latency=float(sys.argv[2]), n_mode=sys.argv[3],
+from openai_test_server import OpenAITestServer, counting_responder
+responder = counting_responder() if sys.argv[5] == "distinct" else None
+with OpenAITestServer(responder, latency=float(sys.argv[2]), n_mode=sys.argv[3],
                       threads=int(sys.argv[4])) as server:
     print(server.base_url, flush=True)
     sys.stdin.read()
@@ -69,7 +74,7 @@ BATCH_TARGET = 3.0
 
 
 @contextlib.contextmanager
-def test_server(latency: float, n_mode: str, threads: int):
+def test_server(latency: float, n_mode: str, threads: int, texts: str = "same"):
     """The local OpenAI-compatible test server (it lives with the tests) in its own process,
     so that its request handling does not compete with the client for the interpreter, with
     `threads` handler threads started before the clock (a thread started per connect made a
@@ -77,7 +82,7 @@ def test_server(latency: float, n_mode: str, threads: int):
     Yields (base URL, a dict that receives, when it stops, the request count, the server's
     CPU seconds and each request's (arrival, answer sent) times)."""
     process = subprocess.Popen(
-        [sys.executable, "-c", SERVE, str(TESTS), str(latency), n_mode, str(threads)],
+        [sys.executable, "-c", SERVE, str(TESTS), str(latency), n_mode, str(threads), texts],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -93,7 +98,8 @@ def test_server(latency: float, n_mode: str, threads: int):
                      times=json.loads(lines[1]) if len(lines) > 1 else [])  # fmt: skip
 
 
-def api_run(tasks: int, samples: int, concurrency: int, latency: float, n_mode: str) -> dict:
+def api_run(tasks: int, samples: int, concurrency: int, latency: float, n_mode: str,
+            texts: str = "same") -> dict:
     """One measurement, in this process, with whichever cloneprobe is on the path."""
     import openai
 
@@ -112,7 +118,7 @@ def api_run(tasks: int, samples: int, concurrency: int, latency: float, n_mode: 
     task_ids = frozenset(t.task_id for t in benchmark.tasks[:tasks])
     plan = Plan([original], benchmark, [0.8], samples, SamplingSettings(), task_ids)
     with (
-        test_server(latency, n_mode, concurrency + 16) as (base_url, ended),
+        test_server(latency, n_mode, concurrency + 16, texts) as (base_url, ended),
         tempfile.TemporaryDirectory() as folder,
         SampleStore(Path(folder) / "store.sqlite") as store,
     ):
@@ -170,7 +176,7 @@ def api_run_in(tree: Path | None, args, concurrency: int, n_mode: str) -> dict:
         env["PYTHONPATH"] = os.pathsep.join([str(tree), env.get("PYTHONPATH", "")])
     command = [sys.executable, str(HERE), "--one", n_mode, "--tasks", str(args.tasks),
                "--samples", str(args.samples), "--concurrency", str(concurrency),
-               "--latency", str(args.latency)]  # fmt: skip
+               "--latency", str(args.latency), "--texts", args.texts]  # fmt: skip
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
     if done.returncode:
         raise RuntimeError(f"measurement failed: {done.stderr[-2000:]}")
@@ -266,6 +272,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n-modes", nargs="+", default=["openai", "refuse"],
                         choices=["openai", "refuse"])  # fmt: skip
     parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--texts", choices=["same", "distinct"], default="same",
+                        help="the server's texts: the same function body for every sample "
+                        "(the target's workload), or a different one for each (nothing for "
+                        "the client to understand once for several samples)")  # fmt: skip
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--baseline", help="a checkout of the code to compare with, or a git "
                         "revision (e.g. main)")  # fmt: skip
@@ -275,7 +285,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON only")
     args = parser.parse_args(argv)
     if args.one:
-        run = api_run(args.tasks, args.samples, args.concurrency[0], args.latency, args.one)
+        run = api_run(args.tasks, args.samples, args.concurrency[0], args.latency, args.one,
+                      args.texts)
         print(json.dumps(run))
         return 0
 
@@ -292,7 +303,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(
         f"API: {args.tasks} tasks x {args.samples} samples, {args.latency * 1000:.0f} ms per "
-        f"request (local OpenAI-compatible test server); median of {args.rounds}; load "
+        f"request (local OpenAI-compatible test server, {args.texts} texts); median of "
+        f"{args.rounds}; load "
         f"{load[0]:.1f} before, {figures['load_after'][0]:.1f} after"
     )
     for run in figures["api"]:

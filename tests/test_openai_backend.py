@@ -5,6 +5,7 @@ dropped connections, timeouts), final failures, the concurrency limit and the AP
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 from openai_test_server import OpenAITestServer, count_words, counting_responder, seeded_responder
@@ -364,3 +365,40 @@ def test_a_redirect_to_another_server_does_not_take_the_api_key_along(transport)
     assert result.error is None and result.texts == [BODY]
     assert followed["json"]["prompt"] == PROMPT
     assert "Authorization" not in followed["headers"]
+
+
+def requests_threads_end(timeout: float = 10.0) -> bool:
+    """Whether every requests' thread of this process has ended (waiting up to `timeout`)."""
+    for thread in [t for t in threading.enumerate() if t.name == "openai-requests"]:
+        thread.join(timeout)
+    return not any(t.name == "openai-requests" for t in threading.enumerate())
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_after_the_last_result_the_connections_are_closed_and_the_thread_ends(transport):
+    # generate returns once every result is taken; its thread closes the connections after
+    with OpenAITestServer(body_responder) as server:
+        backend = make_backend(server, concurrency=4)
+        backend.transport = transport
+        results = generate(backend, [make_request(key=key) for key in range(6)])
+        assert requests_threads_end()
+        server.wait_idle()  # every connection closed by the client
+    assert sorted(result.request.key for result in results) == list(range(6))
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_the_thread_ends_when_storing_the_last_result_fails(transport):
+    taken = []
+
+    def on_result(result):
+        taken.append(result)
+        if len(taken) == 2:  # the last result
+            raise OSError("disk full")
+
+    with OpenAITestServer(body_responder) as server:
+        backend = make_backend(server, concurrency=2)
+        backend.transport = transport
+        with pytest.raises(OSError, match="disk full"):
+            backend.generate([make_request(key=0), make_request(key=1)], on_result)
+        assert requests_threads_end()
+        server.wait_idle()

@@ -23,6 +23,7 @@ from cloneprobe.generation import (
     run_plan,
 )
 from cloneprobe.generation.backends.openai_backend import OpenAIBackend
+from cloneprobe.generation.postprocess import understand
 
 MODEL = "openai:test-model"
 TASKS = frozenset({"HumanEval/0", "HumanEval/2", "HumanEval/4"})
@@ -331,3 +332,56 @@ def test_an_interrupt_in_a_burst_keeps_every_sample_handed_over(plan, store):
             run_plan(MODEL, backend, plan, store, library_versions(), progress)
     assert len(all_rows(store)) == 5 * N
     assert [run["status"] for run in store.runs()] == ["interrupted"]
+
+
+def test_texts_an_answer_repeats_are_stored_as_each_understood_alone(humaneval, prompt_sets, store):
+    # one answer repeats two texts (one needs a repair), and every task gets the same texts:
+    # each row must be what `understand` makes of its own text under its own task's prompt
+    texts = ["    return 1\n", "\treturn [x for x in range(2)]\n"]
+
+    def responder(kind, prompt, index, body):
+        return texts[index % 2]
+
+    settings = SamplingSettings()
+    plan = Plan(prompt_sets, humaneval, (0.2,), 4, settings, TASKS)
+    with OpenAITestServer(responder) as server:
+        summary = run(server, plan, store)
+    assert summary.generated == len(TASKS) * 2 * 4
+    prompts = {(s.name, p.task_id): p for s in prompt_sets for p in s.prompts}
+    repaired = 0
+    for row in all_rows(store):
+        prompt = prompts[(row.prompt_set, row.task_id)]
+        entry_point = prompt.entry_point or humaneval.get(row.task_id).entry_point
+        alone = understand(row.raw, prompt.text, entry_point, settings.stop)
+        assert row.raw == texts[row.sample_index % 2]
+        assert (row.completion, row.program, row.form) == (
+            alone.completion, alone.program, alone.form)
+        assert row.repairs == ("; ".join(alone.repairs) or None)
+        assert row.unrepairable == alone.unrepairable
+        repaired += row.repairs is not None
+    assert repaired == len(TASKS) * 2 * 2  # the tab-indented text, each time under its prompt
+
+
+def test_a_runs_commits_leave_the_wal_to_the_stores_close(tmp_path):
+    # a run writing more than SQLite's default 1000-page threshold: none of its commits copies
+    # the WAL into the store file (a checkpoint, with fsyncs, after the run's last answer);
+    # after the run the default threshold is back, and nothing written is lost at the close
+    from cloneprobe.generation.store import StoredSample
+
+    path = tmp_path / "s.sqlite"
+    with SampleStore(path) as store:
+        run_id = store.start_run(MODEL, {}, {})
+        program = "x = 1\n" * 800  # about 4.8 KB a sample: more than a page each
+        for first in range(0, 1200, 100):
+            store.add([
+                StoredSample(MODEL, "key", "original", "", "HumanEval/0", 0.2, i, raw="r",
+                             program=program, run_id=run_id)
+                for i in range(first, first + 100)
+            ])  # fmt: skip
+        store.end_run(run_id)
+        [(_, in_wal, _)] = store.db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        assert in_wal > 1000
+        [(threshold,)] = store.db.execute("PRAGMA wal_autocheckpoint").fetchall()
+        assert threshold == 1000
+    with SampleStore(path) as store:
+        assert store.count()[0] == 1200
