@@ -45,10 +45,11 @@ RUN_CHECKPOINT_PAGES = 16384
 """The threshold while a run of this store is open (64 MB of WAL): the default's 4 MB is
 about 3,000 samples, so the copy and its fsyncs (10-40 ms) landed on the last commits of an
 API run, after its last answer, where the run waits on them; the copy now happens at the
-store's close or its next write after the run. An application crash loses nothing either
-way (the WAL is read back); a power loss may lose what was committed since the last copy
-(synchronous=NORMAL), now up to 64 MB of samples instead of 4 MB, which the next run of the
-plan generates again."""
+store's close or its next write after the run, or at the run's heartbeats (`beat`, every
+HEARTBEAT_EVERY seconds from the second on). An application crash loses nothing either way
+(the WAL is read back); a power loss may lose what was committed since the last copy
+(synchronous=NORMAL): at most about HEARTBEAT_EVERY seconds of samples (or 64 MB, whichever
+comes first), which the next run of the plan generates again."""
 
 
 @dataclass(frozen=True)
@@ -138,11 +139,16 @@ class SampleStore:
         return run_id
 
     def beat(self, run_id: int) -> None:
-        """Record that the run is alive (at most every HEARTBEAT_EVERY seconds)."""
+        """Record that the run is alive (at most every HEARTBEAT_EVERY seconds); from its second
+        heartbeat on, also copy the WAL into the store file, so that a power loss loses at most
+        the samples of the last HEARTBEAT_EVERY seconds, not RUN_CHECKPOINT_PAGES of them."""
         now = time.time()
-        if now - self._beats.get(run_id, 0.0) >= HEARTBEAT_EVERY:
+        last = self._beats.get(run_id)
+        if last is None or now - last >= HEARTBEAT_EVERY:
             self._beats[run_id] = now
             self._write("UPDATE runs SET heartbeat_at = ? WHERE id = ?", (now, run_id))
+            if last is not None:  # a run that has lasted HEARTBEAT_EVERY: not a short API run
+                self.db.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def end_run(self, run_id: int, status: str = "finished") -> None:
         with self.db:

@@ -385,3 +385,26 @@ def test_a_runs_commits_leave_the_wal_to_the_stores_close(tmp_path):
         assert threshold == 1000
     with SampleStore(path) as store:
         assert store.count()[0] == 1200
+
+
+def test_a_long_runs_heartbeats_copy_the_wal_into_the_store_file(tmp_path):
+    # the raised checkpoint threshold must not leave a long run's samples in the WAL only (a
+    # power loss would lose them): from the second heartbeat on, the WAL is copied
+    from cloneprobe.generation.store import HEARTBEAT_EVERY, StoredSample
+
+    path = tmp_path / "s.sqlite"
+    with SampleStore(path) as store:
+        run_id = store.start_run(MODEL, {}, {})
+        store.beat(run_id)
+        store.add([
+            StoredSample(MODEL, "key", "original", "", "HumanEval/0", 0.2, i, raw="r",
+                         program="x = 1\n" * 800, run_id=run_id)
+            for i in range(300)
+        ])  # fmt: skip
+        before = path.stat().st_size
+        store.beat(run_id)  # within HEARTBEAT_EVERY: nothing happens
+        assert path.stat().st_size == before
+        store._beats[run_id] -= HEARTBEAT_EVERY  # the run has lasted a heartbeat's interval
+        store.beat(run_id)
+        assert path.stat().st_size > before + 300 * 4800
+        store.end_run(run_id)
