@@ -331,9 +331,12 @@ def _kept_after_added_line(
 
 @functools.lru_cache(maxsize=2)
 def benchmark_index(spec: str) -> BenchmarkIndex:
-    """The index of a benchmark by name or path, built once per process: the scan builds it
-    in the parent, and forked workers (and the merge) share that one copy."""
-    return build_index(load_benchmark(spec))
+    """The index of a benchmark by name or path, once per process: the scan makes it in the
+    parent, and forked workers (and the merge) share that one copy. Read from the content
+    cache when an earlier run left it there (`index_cache`), else built and written there."""
+    from .index_cache import cached_index  # it imports this module
+
+    return cached_index(load_benchmark(spec))
 
 
 def _distinct(batch, i: int, n: int) -> np.ndarray:
