@@ -284,17 +284,19 @@ def _literal_words(raw: np.ndarray, inside: np.ndarray, starts: np.ndarray, ends
     hashes, compact = _word_hashes(prose)
     before = np.zeros(len(starts) + 1, dtype=np.int64)  # literal bytes before each literal
     np.cumsum(ends - starts, out=before[1:])
-    literal = np.searchsorted(before, compact, side="right") - 1
-    return _batch(hashes, compact + (starts - before[:-1])[literal], doc_starts)
+    shift = np.repeat(starts - before[:-1], ends - starts)  # per gathered byte, to its offset
+    return _batch(hashes, compact + shift[compact], doc_starts)
 
 
 def _word_hashes(prose: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Hashes and offsets of the words of prose bytes (word bytes non-zero, see _PROSE)."""
-    word = prose != 0
-    word_start = word.copy()
-    word_start[1:] &= ~word[:-1]
-    starts = np.flatnonzero(word_start)
-    return chunk_hashes(prose, starts, _run_ends(word) - starts), starts
+    """Hashes and offsets of the words of prose bytes (word bytes non-zero, see _PROSE). The
+    places where a byte's wordness differs from the one before are the words' starts and
+    ends, alternating (one pass finds both)."""
+    marks = np.zeros(len(prose) + 2, dtype=np.uint8)  # a non-word byte on either side
+    np.not_equal(prose, 0, out=marks[1:-1].view(bool))
+    changes = np.flatnonzero(marks[1:] != marks[:-1])
+    starts, ends = changes[0::2], changes[1::2]
+    return chunk_hashes(prose, starts, ends - starts), starts
 
 
 def _run_ends(word: np.ndarray) -> np.ndarray:
