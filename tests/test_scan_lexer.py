@@ -179,8 +179,9 @@ PLAIN_CODE_TOKEN = re.compile(rb"\.[A-Za-z_\x80-\xff]" + _WORD + rb"*|" + _WORD 
                               rb"|[^\t\n\x0b\x0c\r \x00]")  # fmt: skip
 """A code token of a text with no comment or literal, by the lexer's rule: `.name`, a run of
 word bytes, or any other byte that is not blank."""
-CODE_PIECES = st.sampled_from([".", "x", "5", "_", " ", "\n", "\t", "\x00", "\u00e9", "print",
-                               "(", "..", ".5", "a.b", "1.e5", "+=", "\\", "Q" * 11, "._"])  # fmt: skip
+CODE_PIECES = st.sampled_from([".", "x", "5", "_", " ", "\n", "\t", "\x00", "\u00e9", "(",
+                               "print", "..", ".5", "a.b", "1.e5", "+=", "\\", "Q" * 11,
+                               "._"])  # fmt: skip
 
 
 def plain_code_tokens(text: str) -> list[tuple[int, int]]:
