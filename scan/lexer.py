@@ -194,7 +194,7 @@ def _pieces(data: bytes, doc_starts: np.ndarray) -> tuple[np.ndarray, np.ndarray
     kept[0] = True
     np.logical_or(telling[1:], telling[:-1], out=kept[1:])  # a telling byte, or a run's first
     places = np.flatnonzero(kept)
-    collapsed = np.frombuffer(data.translate(_COLLAPSE), dtype=np.uint8)[places].tobytes()
+    collapsed = np.frombuffer(data, dtype=np.uint8)[places].tobytes().translate(_COLLAPSE)
     bounds = np.searchsorted(places, doc_starts).tolist()
     split = STRINGS_AND_COMMENTS.split
     per_doc = [split(collapsed[a:b]) for a, b in itertools.pairwise(bounds)]
