@@ -92,6 +92,10 @@ _KIND = bytes(_ALPHA_KIND if _is_alpha(b) else _DIGIT_KIND if _is_word(b)
               else _PUNCT_KIND for b in range(256))  # fmt: skip
 """Per byte: 0 blank; bit 1 a word byte (1 a letter, `_` or non-ASCII, 3 a digit); bit 4 a
 one-byte token (12 a dot, which may start `.name`)."""
+_TELLING_BIT = 16
+_CLASSES = bytes(_KIND[b] | (_TELLING_BIT if _TELLING[b] else 0) for b in range(256))
+"""Per byte: its _KIND, and _TELLING_BIT for a byte the literal pattern tells apart (one
+translation of the batch serves both)."""
 _PROSE = bytes(b + 32 if ord("A") <= b <= ord("Z") else b if chr(b).isalnum() and b < 128 else 0
                for b in range(256))  # fmt: skip
 """Prose bytes: ASCII letters lower-cased, digits kept, everything else 0 (not a word)."""
@@ -169,27 +173,29 @@ def lex(texts: Sequence[str]) -> LexedBatch:
     data = b"\n".join([*encoded, b""]) if encoded else b"\n"  # each text and a newline
     doc_starts = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum([len(e) + 1 for e in encoded], out=doc_starts[1:])
-    piece_starts, literal = _pieces(data, doc_starts)
+    classes = np.frombuffer(data.translate(_CLASSES), dtype=np.uint8)
+    piece_starts, literal = _pieces(data, classes >= _TELLING_BIT, doc_starts)
     inside = np.repeat(literal, np.diff(piece_starts))  # per byte: inside a comment or a literal
     where = np.flatnonzero(literal)
     starts, ends = piece_starts[where], piece_starts[where + 1]
     raw = np.frombuffer(data, dtype=np.uint8)
     strings = raw[starts] != ord("#")
     marks = starts[strings][~_statements(raw, where[strings], piece_starts)]
-    return LexedBatch(data, doc_starts, _code_batch(data, inside, marks, doc_starts),
+    return LexedBatch(data, doc_starts, _code_batch(data, classes, inside, marks, doc_starts),
                       _literal_words(raw, inside, starts, ends, doc_starts), starts,
                       ends)  # fmt: skip
 
 
-def _pieces(data: bytes, doc_starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _pieces(data: bytes, telling: np.ndarray,
+            doc_starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Where every piece of every document starts in the data (code and literal alternating;
     the newline after a document in its last piece; the data's length at the end), and which
     pieces are literals.
 
     The split pattern runs on the data with every run of bytes it cannot tell apart (all but
-    quotes, `#`, backslashes and newlines) collapsed into one byte: the same pieces, since it
-    only ever skips over such runs, from about a tenth of the bytes."""
-    telling = np.frombuffer(data.translate(_TELLING), dtype=bool)
+    quotes, `#`, backslashes and newlines; `telling` marks the others) collapsed into one
+    byte: the same pieces, since it only ever skips over such runs, from about a tenth of the
+    bytes."""
     kept = np.empty(len(data), dtype=bool)
     kept[0] = True
     np.logical_or(telling[1:], telling[:-1], out=kept[1:])  # a telling byte, or a run's first
@@ -245,11 +251,12 @@ def _skip_blanks(raw: np.ndarray, at: np.ndarray, limit: np.ndarray, step: int) 
     return at
 
 
-def _code_batch(data: bytes, inside: np.ndarray, marks: np.ndarray,
+def _code_batch(data: bytes, classes: np.ndarray, inside: np.ndarray, marks: np.ndarray,
                 doc_starts: np.ndarray) -> TokenBatch:  # fmt: skip
     """Token hashes of the code: the bytes outside comments and literals, and a STR token
     at each of `marks` (the first byte of a string literal that is not a statement)."""
-    kind = np.frombuffer(data.translate(_KIND), dtype=np.uint8) * ~inside
+    kind = np.bitwise_and(classes, _TELLING_BIT - 1)  # the _KIND of each byte
+    kind *= ~inside
     kind[marks] = _PUNCT_KIND
     runs = _runs(np.bitwise_and(kind, 1))  # the runs of word bytes: (starts, ends)
     # a token starts at every one-byte token (a dot of `.name` included, which starts that
