@@ -16,6 +16,7 @@ from scan_corpora import (
 )
 
 from cloneprobe.cli import main
+from cloneprobe.scan.steps import READ_CHUNK, read_local_file
 
 
 @pytest.fixture(scope="module")
@@ -95,3 +96,11 @@ def test_text_output_lists_the_matches(tmp_path, corpus):
     )
     assert result.exit_code == 0, result.output
     assert "HumanEval/0" in result.stdout and "found in the corpus:" in result.stdout
+
+
+@pytest.mark.parametrize("size", [0, 1, READ_CHUNK, READ_CHUNK + 1, 3 * READ_CHUNK + 5])
+def test_a_source_file_is_read_whole_whatever_its_size(tmp_path, size):
+    path = tmp_path / "big.py"
+    data = bytes(range(256)) * (size // 256) + b"x" * (size % 256)
+    path.write_bytes(data)
+    assert read_local_file(str(path)) == data
