@@ -10,15 +10,25 @@ missing, unreadable or malformed entry is built again and written over; with the
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from ..benchmarks import Benchmark
+from ..benchmarks import Benchmark, load_benchmark
 from ..content_cache import ContentCache, code_fingerprint, content_key
 from .hashing import spread_slots
 from .index import BenchmarkIndex, IndexedTask, Postings, build_index
 from .tokens import Token
 
 KIND = "scan-index"
+
+
+@functools.lru_cache(maxsize=2)
+def benchmark_index(spec: str) -> BenchmarkIndex:
+    """The index of a benchmark by name or path, once per process: the scan makes it in the
+    parent, and forked workers (and the merge) share that one copy. Read from the content
+    cache when an earlier run left it there, else built and written there."""
+    return cached_index(load_benchmark(spec))
 
 
 def index_key(benchmark: Benchmark) -> str:

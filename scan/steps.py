@@ -24,7 +24,7 @@ from fsspec.implementations.local import LocalFileSystem
 from ..benchmarks.registry import DEFAULT_BENCHMARK
 from .errors import ScanError
 from .idioms import RankCollector
-from .index import benchmark_index
+from .index_cache import benchmark_index
 from .results import write_rank_matches
 from .scanner import Document, DocumentScanner
 from .verify import MIN_BODY_TOKENS
