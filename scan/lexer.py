@@ -278,7 +278,7 @@ def _code_batch(data: bytes, classes: np.ndarray, inside: np.ndarray, marks: np.
     mapped = np.where(kept | (first == _DOT_KIND), raw, ID_HASH)
     mapped[first == _DIGIT_KIND] = NUM_HASH
     hashes = _PUNCT_HASHES[np.frombuffer(data, dtype=np.uint8)[positions]]
-    hashes[is_word] = mapped
+    hashes[np.flatnonzero(is_word)] = mapped  # by places: a third of a masked assignment's time
     hashes[np.searchsorted(positions, marks)] = _STR_HASH
     return _batch(hashes, positions, doc_starts)
 
