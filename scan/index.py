@@ -18,13 +18,12 @@ SHORT_NGRAM-grams, with the threshold that such a copy is sure to reach (7 of Hu
 from __future__ import annotations
 
 import ast
-import functools
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
-from ..benchmarks import Benchmark, Task, canonical_source, load_benchmark
+from ..benchmarks import Benchmark, Task, canonical_source
 from ..benchmarks.canonical import strip_comments
 from ..benchmarks.docstrings import docstring_holders
 from .hashing import ngram_hashes, spread_slots
@@ -327,13 +326,6 @@ def _kept_after_added_line(
                    for found in occurrences.values())  # fmt: skip
         fewest = min(fewest, kept)
     return fewest
-
-
-@functools.lru_cache(maxsize=2)
-def benchmark_index(spec: str) -> BenchmarkIndex:
-    """The index of a benchmark by name or path, built once per process: the scan builds it
-    in the parent, and forked workers (and the merge) share that one copy."""
-    return build_index(load_benchmark(spec))
 
 
 def _distinct(batch, i: int, n: int) -> np.ndarray:

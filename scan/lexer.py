@@ -92,6 +92,10 @@ _KIND = bytes(_ALPHA_KIND if _is_alpha(b) else _DIGIT_KIND if _is_word(b)
               else _PUNCT_KIND for b in range(256))  # fmt: skip
 """Per byte: 0 blank; bit 1 a word byte (1 a letter, `_` or non-ASCII, 3 a digit); bit 4 a
 one-byte token (12 a dot, which may start `.name`)."""
+_TELLING_BIT = 16
+_CLASSES = bytes(_KIND[b] | (_TELLING_BIT if _TELLING[b] else 0) for b in range(256))
+"""Per byte: its _KIND, and _TELLING_BIT for a byte the literal pattern tells apart (one
+translation of the batch serves both)."""
 _PROSE = bytes(b + 32 if ord("A") <= b <= ord("Z") else b if chr(b).isalnum() and b < 128 else 0
                for b in range(256))  # fmt: skip
 """Prose bytes: ASCII letters lower-cased, digits kept, everything else 0 (not a word)."""
@@ -169,32 +173,34 @@ def lex(texts: Sequence[str]) -> LexedBatch:
     data = b"\n".join([*encoded, b""]) if encoded else b"\n"  # each text and a newline
     doc_starts = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum([len(e) + 1 for e in encoded], out=doc_starts[1:])
-    piece_starts, literal = _pieces(data, doc_starts)
+    classes = np.frombuffer(data.translate(_CLASSES), dtype=np.uint8)
+    piece_starts, literal = _pieces(data, classes >= _TELLING_BIT, doc_starts)
     inside = np.repeat(literal, np.diff(piece_starts))  # per byte: inside a comment or a literal
     where = np.flatnonzero(literal)
     starts, ends = piece_starts[where], piece_starts[where + 1]
     raw = np.frombuffer(data, dtype=np.uint8)
     strings = raw[starts] != ord("#")
     marks = starts[strings][~_statements(raw, where[strings], piece_starts)]
-    return LexedBatch(data, doc_starts, _code_batch(data, inside, marks, doc_starts),
+    return LexedBatch(data, doc_starts, _code_batch(data, classes, inside, marks, doc_starts),
                       _literal_words(raw, inside, starts, ends, doc_starts), starts,
                       ends)  # fmt: skip
 
 
-def _pieces(data: bytes, doc_starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _pieces(data: bytes, telling: np.ndarray,
+            doc_starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Where every piece of every document starts in the data (code and literal alternating;
     the newline after a document in its last piece; the data's length at the end), and which
     pieces are literals.
 
     The split pattern runs on the data with every run of bytes it cannot tell apart (all but
-    quotes, `#`, backslashes and newlines) collapsed into one byte: the same pieces, since it
-    only ever skips over such runs, from about a tenth of the bytes."""
-    telling = np.frombuffer(data.translate(_TELLING), dtype=bool)
+    quotes, `#`, backslashes and newlines; `telling` marks the others) collapsed into one
+    byte: the same pieces, since it only ever skips over such runs, from about a tenth of the
+    bytes."""
     kept = np.empty(len(data), dtype=bool)
     kept[0] = True
     np.logical_or(telling[1:], telling[:-1], out=kept[1:])  # a telling byte, or a run's first
     places = np.flatnonzero(kept)
-    collapsed = np.frombuffer(data.translate(_COLLAPSE), dtype=np.uint8)[places].tobytes()
+    collapsed = np.frombuffer(data, dtype=np.uint8)[places].tobytes().translate(_COLLAPSE)
     bounds = np.searchsorted(places, doc_starts).tolist()
     split = STRINGS_AND_COMMENTS.split
     per_doc = [split(collapsed[a:b]) for a, b in itertools.pairwise(bounds)]
@@ -245,31 +251,34 @@ def _skip_blanks(raw: np.ndarray, at: np.ndarray, limit: np.ndarray, step: int) 
     return at
 
 
-def _code_batch(data: bytes, inside: np.ndarray, marks: np.ndarray,
+def _code_batch(data: bytes, classes: np.ndarray, inside: np.ndarray, marks: np.ndarray,
                 doc_starts: np.ndarray) -> TokenBatch:  # fmt: skip
     """Token hashes of the code: the bytes outside comments and literals, and a STR token
     at each of `marks` (the first byte of a string literal that is not a statement)."""
-    kind = np.frombuffer(data.translate(_KIND), dtype=np.uint8) * ~inside
+    kind = np.bitwise_and(classes, _TELLING_BIT - 1)  # the _KIND of each byte
+    kind *= ~inside
     kind[marks] = _PUNCT_KIND
-    word = np.bitwise_and(kind, 1).view(bool)
-    attribute_dot = np.zeros(len(data), dtype=bool)
-    attribute_dot[:-1] = (kind[:-1] == _DOT_KIND) & (kind[1:] == _ALPHA_KIND)
-    wordish = word | attribute_dot
-    word_start = wordish.copy()
-    word_start[1:] &= ~wordish[:-1]
-    word_start |= attribute_dot
-    token_start = word_start | ((kind >= _PUNCT_KIND) & ~attribute_dot)
+    runs = _runs(np.bitwise_and(kind, 1))  # the runs of word bytes: (starts, ends)
+    # a token starts at every one-byte token (a dot of `.name` included, which starts that
+    # token) and at every run of word bytes that does not follow the dot of a `.name`
+    token_start = kind >= _PUNCT_KIND
+    before = kind[np.maximum(runs[0] - 1, 0)]
+    after_dot = (before == _DOT_KIND) & (kind[runs[0]] == _ALPHA_KIND) & (runs[0] > 0)
+    token_start[runs[0][~after_dot]] = True
     positions = np.flatnonzero(token_start)
-    is_word = word_start[positions]
-    words = positions[is_word]
-    raw = chunk_hashes(data, words, _run_ends(word) - words)
+    # the word tokens, one per run in order: the run's first byte, or the dot before it
+    words = runs[0] - after_dot
+    is_word = np.zeros(len(data), dtype=bool)
+    is_word[words] = True
+    is_word = is_word[positions]
+    raw = chunk_hashes(data, words, runs[1] - words)
     first = kind[words]
     with np.errstate(over="ignore"):
         kept = _KEPT_TABLE[(raw * _KEPT_MULTIPLIER) >> _KEPT_SHIFT] == raw
     mapped = np.where(kept | (first == _DOT_KIND), raw, ID_HASH)
     mapped[first == _DIGIT_KIND] = NUM_HASH
     hashes = _PUNCT_HASHES[np.frombuffer(data, dtype=np.uint8)[positions]]
-    hashes[is_word] = mapped
+    hashes[np.flatnonzero(is_word)] = mapped  # by places: a third of a masked assignment's time
     hashes[np.searchsorted(positions, marks)] = _STR_HASH
     return _batch(hashes, positions, doc_starts)
 
@@ -284,28 +293,26 @@ def _literal_words(raw: np.ndarray, inside: np.ndarray, starts: np.ndarray, ends
     hashes, compact = _word_hashes(prose)
     before = np.zeros(len(starts) + 1, dtype=np.int64)  # literal bytes before each literal
     np.cumsum(ends - starts, out=before[1:])
-    literal = np.searchsorted(before, compact, side="right") - 1
-    return _batch(hashes, compact + (starts - before[:-1])[literal], doc_starts)
+    shift = np.repeat(starts - before[:-1], ends - starts)  # per gathered byte, to its offset
+    return _batch(hashes, compact + shift[compact], doc_starts)
 
 
 def _word_hashes(prose: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Hashes and offsets of the words of prose bytes (word bytes non-zero, see _PROSE)."""
-    word = prose != 0
-    word_start = word.copy()
-    word_start[1:] &= ~word[:-1]
-    starts = np.flatnonzero(word_start)
-    return chunk_hashes(prose, starts, _run_ends(word) - starts), starts
+    starts, ends = _runs((prose != 0).view(np.uint8))
+    return chunk_hashes(prose, starts, ends - starts), starts
 
 
-def _run_ends(word: np.ndarray) -> np.ndarray:
-    """Where each run of marked bytes ends (exclusive), in order: one per run, so that with
-    one token per run (a word, or `.name` with the dot before its run) `ends - starts` are
-    the tokens' lengths."""
-    marks = word.view(np.uint8)  # compared as bytes: twice as fast as numpy's bools
-    ends = np.flatnonzero(marks[:-1] > marks[1:]) + 1
-    if len(word) and word[-1]:
-        ends = np.append(ends, len(word))
-    return ends
+def _runs(marks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each run of non-zero bytes (0 or 1 each) starts and ends (exclusive), in order:
+    the places where a byte differs from the one before are the starts and the ends,
+    alternating (one pass finds both; comparing bytes, not numpy bools, is twice as fast)."""
+    changes = np.flatnonzero(marks[1:] != marks[:-1]) + 1
+    if len(marks) and marks[0]:
+        changes = np.concatenate(([0], changes))
+    if len(marks) and marks[-1]:
+        changes = np.append(changes, len(marks))
+    return changes[0::2], changes[1::2]
 
 
 def _word_batch(prose: np.ndarray, doc_starts: np.ndarray) -> TokenBatch:

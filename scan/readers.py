@@ -74,14 +74,21 @@ def resolve_and_list(settings: CorpusSettings) -> tuple[Corpus, list[str] | None
     folder, glob = (local, settings.glob)
     if local.is_file():
         folder, glob = local.parent, local.name
+    walked = None
     if fmt == "auto":
-        fmt = _detect_format(local)
+        walked = _walk_for_format(local)
+        fmt = _format_of_names(walked) if walked is not None else _detect_format(local)
     if fmt == "files":
         _check_no_fields(settings)
     if glob is None:
         glob = _default_glob(fmt)
     corpus = Corpus(str(folder.resolve()), fmt, glob, settings.text_field, settings.id_field)
-    files = None if fmt == "hf" else corpus_files(corpus)
+    if fmt == "hf":
+        files = None
+    elif walked is not None and corpus.glob:  # the folder's files, walked once already
+        files = _matching(walked, corpus.glob)
+    else:
+        files = corpus_files(corpus)
     check_corpus(corpus, files)
     return corpus, files
 
@@ -104,7 +111,7 @@ def _detect_format(path: Path) -> str:
         if name.endswith(".parquet"):
             return "parquet"
         return "jsonl" if name.endswith(JSONL_SUFFIXES) else "files"
-    if (path / "dataset_info.json").is_file() or (path / "state.json").is_file():
+    if _is_saved_dataset(path):
         return "hf"
     jsonl = False
     for folder, _, names in os.walk(path):  # scandir-based: a fifth of rglob's time
@@ -114,6 +121,42 @@ def _detect_format(path: Path) -> str:
             if not jsonl and name.endswith(JSONL_SUFFIXES):
                 jsonl = os.path.isfile(os.path.join(folder, name))
     return "jsonl" if jsonl else "files"
+
+
+def _walk_for_format(path: Path) -> list[tuple[str, bool]] | None:
+    """Every file of a local folder (its path relative to the folder, and whether it is a
+    regular file), found by one walk that then serves both `_detect_format` and the listing
+    (`_local_files`); None for a file, a saved dataset, or a folder with a symbolic link in it
+    (those go the longer ways)."""
+    if not path.is_dir() or _is_saved_dataset(path):
+        return None
+    found: list[tuple[str, bool]] = []
+    pending = [("", str(path))]
+    while pending:
+        prefix, folder = pending.pop()
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_symlink():
+                    return None
+                name = prefix + entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append((name + "/", entry.path))
+                else:
+                    found.append((name, entry.is_file(follow_symlinks=False)))
+    return found
+
+
+def _format_of_names(files: list[tuple[str, bool]]) -> str:
+    """`_detect_format` of a folder from its walked files."""
+    if any(regular and name.endswith(".parquet") for name, regular in files):
+        return "parquet"
+    if any(regular and name.endswith(JSONL_SUFFIXES) for name, regular in files):
+        return "jsonl"
+    return "files"
+
+
+def _is_saved_dataset(path: Path) -> bool:
+    return (path / "dataset_info.json").is_file() or (path / "state.json").is_file()
 
 
 def _default_glob(fmt: str) -> str | None:
@@ -136,11 +179,7 @@ def _local_files(root: str, glob: str) -> list[str] | None:
     """`DataFolder.list_files` for a local folder without a symbolic link in it, with
     `os.scandir` and fsspec's own glob pattern (fsspec stats every file, a large share of
     the command's start-up on a folder of source files); None where a link is met."""
-    from fsspec.utils import glob_translate
-
-    if not any(c in glob for c in "*?["):
-        glob = f"*{glob}"  # as datatrove makes a bare suffix a pattern
-    matches = re.compile(glob_translate(glob)).match
+    matches = _glob_matcher(glob)
     files: list[str] = []
     pending = [("", root)]
     while pending:
@@ -155,6 +194,21 @@ def _local_files(root: str, glob: str) -> list[str] | None:
                 elif matches(name):
                     files.append(name)
     return sorted(files)
+
+
+def _glob_matcher(glob: str):
+    """Whether a relative path matches the glob, as datatrove's listing decides it."""
+    from fsspec.utils import glob_translate
+
+    if not any(c in glob for c in "*?["):
+        glob = f"*{glob}"  # as datatrove makes a bare suffix a pattern
+    return re.compile(glob_translate(glob)).match
+
+
+def _matching(files: list[tuple[str, bool]], glob: str) -> list[str]:
+    """The walked files that the glob matches, sorted (what `_local_files` lists)."""
+    matches = _glob_matcher(glob)
+    return sorted(name for name, _ in files if matches(name))
 
 
 def check_corpus(corpus: Corpus, files: list[str] | None = None) -> None:

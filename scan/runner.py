@@ -84,7 +84,7 @@ def run_scan(settings: ScanSettings, progress: Progress | None = None) -> dict:
     """Scan (or resume) and return the summary; a Slurm submission returns its status."""
     from datatrove.io import get_datafolder
 
-    from .index import benchmark_index
+    from .index_cache import benchmark_index
     from .readers import build_reader, file_sizes
     from .steps import ScanStep
 

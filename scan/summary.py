@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from .idioms import IDIOM_DOCUMENTS, TaskTally, is_idiom, judge
-from .index import benchmark_index
+from .index_cache import benchmark_index
 from .results import read_rank_matches
 from .verify import MIN_BODY_TOKENS
 

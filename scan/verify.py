@@ -68,20 +68,23 @@ class PreparedDocument:
         return blind_texts(self.tokens)
 
     @cached_property
-    def blind_vocabulary(self) -> dict[str, int]:
+    def _blind_numbers(self) -> tuple[dict[str, int], list[int]]:
         """A number for each distinct blind-renamed token (a few dozen: keywords, operators,
-        the renamed name and literals)."""
+        the renamed name and literals), in order of first occurrence, and each token's number
+        (one pass over the tokens makes both)."""
         vocabulary: dict[str, int] = {}
-        for text in self.blind:
-            vocabulary.setdefault(text, len(vocabulary))
-        return vocabulary
+        number = vocabulary.setdefault
+        return vocabulary, [number(text, len(vocabulary)) for text in self.blind]
+
+    @property
+    def blind_vocabulary(self) -> dict[str, int]:
+        return self._blind_numbers[0]
 
     @cached_property
     def blind_keys(self) -> np.ndarray:
         """Each ALIGN_NGRAM-gram of blind tokens as one integer (its tokens' numbers as digits
         of GRAM_BASE), in order: exact, without a tuple or a dictionary entry per token."""
-        ids = np.array([self.blind_vocabulary[text] for text in self.blind], dtype=np.int64)
-        return _gram_keys(ids, ALIGN_NGRAM)
+        return _gram_keys(np.array(self._blind_numbers[1], dtype=np.int64), ALIGN_NGRAM)
 
     def gram_positions(self, grams: set[tuple[str, ...]]) -> list[int]:
         """Every place where one of the blind ALIGN_NGRAM-grams starts, in order."""

@@ -17,9 +17,9 @@ from cloneprobe.scan.index import (
     SHORT_NGRAM,
     _added_line_places,
     _kept_after_added_line,
-    benchmark_index,
     build_index,
 )
+from cloneprobe.scan.index_cache import benchmark_index
 from cloneprobe.scan.lexer import code_tokens, lex
 from cloneprobe.scan.verify import ALIGN_NGRAM, GRAM_BASE, PreparedDocument
 

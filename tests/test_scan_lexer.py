@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import subprocess
 import sys
 
@@ -21,6 +22,7 @@ from cloneprobe.scan.hashing import (
 from cloneprobe.scan.lexer import (
     ID_HASH,
     KEPT_HASHES,
+    NUM_HASH,
     STRINGS_AND_COMMENTS,
     code_tokens,
     lex,
@@ -170,3 +172,44 @@ def test_a_string_alone_on_its_line_is_a_docstring_and_dropped():
     assert hashes('x = "s"\n') != hashes("x = \n")
     assert hashes('f(\n  "arg")\n') != hashes("f(\n  )\n")  # after a bracket: an argument
     assert hashes('"a" "b"\nx\n') == hashes("x\n")  # adjacent literals on a line of their own
+
+
+_WORD = rb"[A-Za-z0-9_\x80-\xff]"
+PLAIN_CODE_TOKEN = re.compile(rb"\.[A-Za-z_\x80-\xff]" + _WORD + rb"*|" + _WORD + rb"+"
+                              rb"|[^\t\n\x0b\x0c\r \x00]")  # fmt: skip
+"""A code token of a text with no comment or literal, by the lexer's rule: `.name`, a run of
+word bytes, or any other byte that is not blank."""
+CODE_PIECES = st.sampled_from([".", "x", "5", "_", " ", "\n", "\t", "\x00", "\u00e9", "(",
+                               "print", "..", ".5", "a.b", "1.e5", "+=", "\\", "Q" * 11,
+                               "._"])  # fmt: skip
+
+
+def plain_code_tokens(text: str) -> list[tuple[int, int]]:
+    """(hash, byte offset) of each code token, one regular-expression match at a time."""
+    kept = set(KEPT_HASHES.tolist())
+    found = []
+    for match in PLAIN_CODE_TOKEN.finditer(text.encode()):
+        token = match.group()
+        if len(token) > 1 and token[:1] == b".":
+            value = token_hash(token)  # an attribute name keeps its identity
+        elif re.fullmatch(_WORD + rb"+", token):
+            value = token_hash(token)
+            value = (NUM_HASH if token[:1].isdigit() else value if value in kept
+                     else ID_HASH)  # fmt: skip
+        else:
+            value = constant_hash(f"byte:{token[0]}")
+        found.append((int(value), match.start()))
+    return found
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(CODE_PIECES, max_size=30).map("".join), min_size=1, max_size=4))
+def test_code_tokens_of_code_without_literals_follow_the_rule_token_by_token(texts):
+    # the lexer finds words as runs of word bytes and `.name` from the run after a dot; a
+    # dot before a digit (`.5`) is a token of its own and the digits another
+    batch = code_tokens(texts)
+    for number, text in enumerate(texts):
+        start, stop = int(batch.starts[number]), int(batch.starts[number + 1])
+        found = list(zip(batch.hashes[start:stop].tolist(), batch.offsets[start:stop].tolist(),
+                         strict=True))  # fmt: skip
+        assert found == plain_code_tokens(text)

@@ -16,6 +16,7 @@ from scan_corpora import (
 )
 
 from cloneprobe.cli import main
+from cloneprobe.scan.steps import READ_CHUNK, read_local_file
 
 
 @pytest.fixture(scope="module")
@@ -95,3 +96,36 @@ def test_text_output_lists_the_matches(tmp_path, corpus):
     )
     assert result.exit_code == 0, result.output
     assert "HumanEval/0" in result.stdout and "found in the corpus:" in result.stdout
+
+
+@pytest.mark.parametrize("size", [0, 1, READ_CHUNK, READ_CHUNK + 1, 3 * READ_CHUNK + 5])
+def test_a_source_file_is_read_whole_whatever_its_size(tmp_path, size):
+    path = tmp_path / "big.py"
+    data = bytes(range(256)) * (size // 256) + b"x" * (size % 256)
+    path.write_bytes(data)
+    assert read_local_file(str(path)) == data
+
+
+def test_a_folder_walked_once_is_detected_and_listed_as_datatrove_lists_it(tmp_path):
+    from datatrove.io import get_datafolder
+
+    from cloneprobe.scan.readers import CorpusSettings, resolve_and_list
+
+    for name in ("b/c/y.py", "a/x.py", "z.py", "notes.txt", "b/deep/w.pyc", "q/r/s/t.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("def f():\n    return 1\n")
+
+    def datatrove_listing(glob):
+        return sorted(get_datafolder(str(tmp_path)).list_files(recursive=True,
+                                                               glob_pattern=glob))  # fmt: skip
+
+    corpus, files = resolve_and_list(CorpusSettings(str(tmp_path)))
+    assert corpus.format == "files" and files == datatrove_listing("**/*.py")
+    assert files == ["a/x.py", "b/c/y.py", "q/r/s/t.py", "z.py"]
+    (tmp_path / "b" / "c" / "part.jsonl").write_text('{"text": "x = 1"}\n')
+    corpus, files = resolve_and_list(CorpusSettings(str(tmp_path)))
+    assert corpus.format == "jsonl" and files == datatrove_listing("**/*.jsonl*")
+    assert files == ["b/c/part.jsonl"]
+    (tmp_path / "link.py").symlink_to(tmp_path / "z.py")  # the longer way: the same answer
+    corpus, files = resolve_and_list(CorpusSettings(str(tmp_path)))
+    assert corpus.format == "jsonl" and files == ["b/c/part.jsonl"]
