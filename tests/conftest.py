@@ -15,6 +15,19 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto` (pyproject's addopts): two workers per core, at most four more than the cores.
+    A worker waits a large share of its time (CLI and scan processes starting, sandboxed runs
+    up to their timeouts, a real HTTP server, Chromium): on 2 cores one worker per core left
+    them idle about a third of the run (73 s wall, 94 s of CPU, on a quiet machine), which a
+    second worker per core fills (docs/performance.md#the-test-suite)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return min(2 * cores, cores + 4)
+
+
 @pytest.fixture(autouse=True)
 def offline(monkeypatch):
     """Nothing may be downloaded: every model a test loads is a local folder it made."""
