@@ -5,11 +5,13 @@
     python3 perf/suite_time.py --baseline /path/to/other/checkout --json
 
 Each run is `python3 -m pytest -q -m "not slow" -p no:cacheprovider` in the checkout's folder
-with the checkout first on PYTHONPATH (the suite's own settings: one xdist worker per core).
+with the checkout first on PYTHONPATH (the suite's own settings: its `-n auto`).
 With a baseline the two alternate (baseline, this, baseline, this, ...), so the machine's load
 hits both alike. Printed per run: wall time, CPU time (user + sys of pytest and every process
 it waited for: the workers, the CLI runs, the sandboxes), the 1-minute load average at start
-and end, and pytest's last line; then the medians and this checkout's ratio to the baseline.
+and end, the cores the rest of the machine kept busy meanwhile (on average: /proc/stat's busy
+time less the suite's CPU, over the wall time; 0 on a quiet machine), and pytest's last line;
+then the medians and this checkout's ratio to the baseline.
 `--baseline-rev` exports that git revision of this repository into a temporary folder (`git
 archive`: the committed files only). `--clean-bytecode` removes every `__pycache__` folder of
 both checkouts before each run, so that each run starts as a fresh clone does (the suite writes
@@ -42,6 +44,18 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def machine_busy_seconds() -> float | None:
+    """CPU seconds every process of the machine spent busy so far (/proc/stat's all-CPU line:
+    user, nice, system, irq, softirq, steal), or None where there is no /proc/stat."""
+    try:
+        with open("/proc/stat", encoding="ascii") as stat:
+            fields = [int(v) for v in stat.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq, steal = fields
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
 def remove_bytecode(checkout: Path) -> None:
     for folder in sorted(checkout.rglob("__pycache__"), reverse=True):
         if ".git" not in folder.relative_to(checkout).parts:
@@ -51,15 +65,21 @@ def remove_bytecode(checkout: Path) -> None:
 def run_suite(checkout: Path) -> dict:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(checkout), *filter(None, [os.environ.get("PYTHONPATH")])])}  # fmt: skip
+    busy_before = machine_busy_seconds()
     load_before, cpu_before, started = os.getloadavg()[0], children_cpu(), time.perf_counter()
     done = subprocess.run(COMMAND, cwd=checkout, env=env, capture_output=True, text=True,
                           check=False)  # fmt: skip
     wall, cpu = time.perf_counter() - started, children_cpu() - cpu_before
+    busy_after = machine_busy_seconds()
     lines = done.stdout.strip().splitlines()
     summary = lines[-1] if lines else done.stderr[-500:]
+    others = None  # cores the rest of the machine kept busy meanwhile, on average
+    if busy_before is not None and busy_after is not None and wall > 0:
+        others = round(max(0.0, busy_after - busy_before - cpu) / wall, 2)
     return {"wall_seconds": round(wall, 1), "cpu_seconds": round(cpu, 1),
             "load": [round(load_before, 2), round(os.getloadavg()[0], 2)],
-            "exit_code": done.returncode, "summary": summary}  # fmt: skip
+            "other_cores_busy": others, "exit_code": done.returncode,
+            "summary": summary}  # fmt: skip
 
 
 def exported(revision: str, into: Path) -> Path:
@@ -82,8 +102,10 @@ def measure(baseline: Path | None, runs: int, clean_bytecode: bool = False) -> d
             result = run_suite(checkout)
             results[name].append(result)
             load = " -> ".join(map(str, result["load"]))
+            others = result["other_cores_busy"]
             print(f"run {number + 1} {name}: {result['wall_seconds']} s wall, "
-                  f"{result['cpu_seconds']} s CPU, load {load}: {result['summary']}",
+                  f"{result['cpu_seconds']} s CPU, load {load}, other work "
+                  f"{'?' if others is None else others} cores: {result['summary']}",
                   file=sys.stderr, flush=True)  # fmt: skip
     medians = {name: {key: round(statistics.median(r[key] for r in rows), 1)
                       for key in ("wall_seconds", "cpu_seconds")}

@@ -8,11 +8,26 @@ import tempfile
 import pytest
 
 if os.environ.get("PYTEST_XDIST_WORKER"):
-    # pytest-xdist runs one worker per core (pyproject's addopts): torch's default of a thread
-    # per core in every worker would put twice as many busy threads as cores, and its threads
-    # spin while they wait for each other (measured under load: 2.4x the CPU time of one
-    # thread for tests/test_local_sampling.py). One thread per worker, unless set otherwise.
+    # pytest-xdist runs more workers than cores (pytest_xdist_auto_num_workers below): torch's
+    # default of a thread per core in every worker would put several busy threads on each
+    # core, and its threads spin while they wait for each other (measured under load: 2.4x
+    # the CPU time of one thread for tests/test_local_sampling.py). One thread per worker,
+    # unless set otherwise.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto` (pyproject's addopts): half as many workers again as cores (3 on 2 cores). A
+    worker waits a share of its time (CLI and scan processes starting, sandboxed runs up to
+    their timeouts, a real HTTP server, Chromium), which the extra worker fills. Measured on 2
+    cores with 0.2 cores of other work, one after the other: `-n 2` 86.9 s wall and 122.3 s of
+    CPU, `-n 3` 75.6 s and 121.6 s, `-n 4` 82.5 s and 140.6 s: two per core cost more CPU
+    than they fill (docs/performance.md#the-test-suite)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return cores + max(1, cores // 2)
 
 
 @pytest.fixture(autouse=True)

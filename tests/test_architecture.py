@@ -236,7 +236,8 @@ def test_the_command_line_starts_without_heavy_libraries(heavy, loaded_by_help):
 
 def test_no_test_module_imports_torch_at_top_level():
     """`pip install -e '.[dev]'` without the local extra must collect every test module: torch
-    and transformers come through `pytest.importorskip` or inside the tests that use them."""
+    and transformers come through `pytest.importorskip`, `local_extra` (imported by the first
+    test that uses them) or inside the tests that use them."""
     heavy = {"torch", "transformers"}
     wrong = []
     for path in sorted((ROOT / "tests").glob("*.py")):

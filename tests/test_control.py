@@ -7,35 +7,24 @@ import json
 from pathlib import Path
 
 import pytest
+from local_extra import Deferred, skip_without_the_local_extra, torch
 
-torch = pytest.importorskip("torch", reason="the local-model tests need torch (the local extra)")
-transformers = pytest.importorskip("transformers")
+skip_without_the_local_extra()
 
 from click.testing import CliRunner
 from test_transformers_backend import CHAT_TEMPLATE, HUMANEVAL, save, tiny_llama, train_tokenizer
 
 from cloneprobe.cli.main import main
 from cloneprobe.control.audit import reaudit_control, with_disguise
-from cloneprobe.control.finetune import (
-    FineTuneError,
-    FineTuneSettings,
-    TrainingText,
-    cache_hidden_states,
-    top_logits,
-)
-from cloneprobe.control.run import (
-    ControlSettings,
-    answer_text,
-    fitted_budget,
-    run_control,
-    split_tasks,
-    training_texts,
-)
 from cloneprobe.control.separation import auroc, separation
 from cloneprobe.evidence.verdict import VERDICTS
 from cloneprobe.generation import SampleStore
 from cloneprobe.pipeline import SilentReporter
 from cloneprobe.settings import ANSWER_ROOM
+
+# imported by the first test that uses them: they import torch
+finetune = Deferred("cloneprobe.control.finetune")
+control_run = Deferred("cloneprobe.control.run")
 
 
 @pytest.fixture(scope="module")
@@ -47,18 +36,18 @@ def chat_model(tmp_path_factory) -> str:
 
 def test_the_split_is_seeded_disjoint_and_covers_every_task():
     ids = [f"T/{i}" for i in range(11)]
-    contaminated, held_out = split_tasks(ids, seed=3)
+    contaminated, held_out = control_run.split_tasks(ids, seed=3)
     assert (len(contaminated), len(held_out)) == (6, 5)
     assert sorted(contaminated + held_out) == sorted(ids)
-    assert split_tasks(ids, seed=3) == (contaminated, held_out)
-    assert split_tasks(ids, seed=4) != (contaminated, held_out)
+    assert control_run.split_tasks(ids, seed=3) == (contaminated, held_out)
+    assert control_run.split_tasks(ids, seed=4) != (contaminated, held_out)
 
 
 def test_the_chat_answer_is_the_fenced_function_the_audit_asks_for():
     task = HUMANEVAL.get("HumanEval/23")
-    answer = answer_text(task, "chat")
+    answer = control_run.answer_text(task, "chat")
     assert answer == "```python\n" + task.prompt + task.canonical_solution.rstrip("\n") + "\n```"
-    assert answer_text(task, "completion") == task.canonical_solution
+    assert control_run.answer_text(task, "completion") == task.canonical_solution
 
 
 def test_the_default_budget_lets_every_dose_write_the_whole_answer_it_was_taught(chat_model):
@@ -67,11 +56,11 @@ def test_the_default_budget_lets_every_dose_write_the_whole_answer_it_was_taught
     measured the budget instead of the detector."""
     from cloneprobe.generation.backends.transformers_backend import TransformersBackend
 
-    assert ControlSettings().max_new_tokens is None  # fitted unless given
+    assert control_run.ControlSettings().max_new_tokens is None  # fitted unless given
     backend = TransformersBackend(chat_model, batch_size=2)
     tasks = [HUMANEVAL.get(f"HumanEval/{i}") for i in (0, 10, 129)]
-    texts = training_texts(backend, tasks, "chat")
-    budget = fitted_budget(texts)
+    texts = control_run.training_texts(backend, tasks, "chat")
+    budget = control_run.fitted_budget(texts)
     assert budget == max(len(t.answer_ids) for t in texts) + ANSWER_ROOM
     assert all(len(t.answer_ids) < budget for t in texts)
     assert budget > 160  # HumanEval/129's answer alone is longer than the old default
@@ -91,16 +80,16 @@ def test_the_top_layers_on_cached_states_give_the_models_own_logits(chat_model):
     import transformers
 
     model = transformers.AutoModelForCausalLM.from_pretrained(chat_model).eval()
-    text = TrainingText(tuple(range(5, 25)), tuple(range(30, 40)))
-    settings = FineTuneSettings(top_layers=1)
-    (states,) = cache_hidden_states(model, [text], settings)
+    text = finetune.TrainingText(tuple(range(5, 25)), tuple(range(30, 40)))
+    settings = finetune.FineTuneSettings(top_layers=1)
+    (states,) = finetune.cache_hidden_states(model, [text], settings)
     ids = torch.tensor([list(text.context_ids) + list(text.answer_ids)])
     with torch.inference_mode():
         expected = model(input_ids=ids).logits[:, 10:29]
-        got = top_logits(model, states, split=1, positions=slice(10, 29))
+        got = finetune.top_logits(model, states, split=1, positions=slice(10, 29))
     assert torch.allclose(got, expected, atol=1e-5)
-    with pytest.raises(FineTuneError, match="only 2 decoder layers"):
-        cache_hidden_states(model, [text], FineTuneSettings(top_layers=3))
+    with pytest.raises(finetune.FineTuneError, match="only 2 decoder layers"):
+        finetune.cache_hidden_states(model, [text], finetune.FineTuneSettings(top_layers=3))
 
 
 def test_the_control_command_runs_end_to_end_and_the_heavy_dose_is_caught(chat_model, tmp_path):
@@ -205,8 +194,8 @@ def test_a_bad_control_option_gets_one_line_and_exit_2(arguments, named, tmp_pat
 @pytest.mark.slow(reason="about 7 min on 2 quiet cores: fine-tunes and samples the embedded model "
                   "under the original and the disguised prompts")
 def test_the_control_on_the_embedded_model_separates_the_heavy_dose(tmp_path):
-    settings = ControlSettings(limit=24, n=1, max_new_tokens=128, output=tmp_path / "c")
-    report = run_control(settings, SilentReporter())
+    settings = control_run.ControlSettings(limit=24, n=1, max_new_tokens=128, output=tmp_path / "c")
+    report = control_run.run_control(settings, SilentReporter())
     heavy = report["models"]["heavy"]
     assert max(s["auroc"] for s in heavy.values() if s.get("available")) >= 0.9
     assert Path(tmp_path / "c" / "report.html").is_file()

@@ -11,14 +11,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from local_extra import Deferred, skip_without_the_local_extra, torch
 
-torch = pytest.importorskip("torch", reason="the embedded model needs torch (the local extra)")
-pytest.importorskip("transformers")
+skip_without_the_local_extra("the embedded model tests")
 
 from cloneprobe.benchmarks import load_humaneval
 from cloneprobe.generation.backends import GenerationRequest
-from cloneprobe.generation.backends.transformers_backend import EmbeddedBackend
 from cloneprobe.generation.postprocess import chat_message
+
+# imported by the first test that uses them: they import torch
+transformers_backend = Deferred("cloneprobe.generation.backends.transformers_backend")
 
 REQUESTS = [
     GenerationRequest(key=task.task_id, prompt=chat_message(task.prompt), n=2, temperature=0.8,
@@ -27,11 +29,11 @@ REQUESTS = [
 ]  # fmt: skip
 
 
-def loaded_from(backend: EmbeddedBackend) -> Path:
+def loaded_from(backend: transformers_backend.EmbeddedBackend) -> Path:
     return Path(backend.model.config._name_or_path)
 
 
-def samples(backend: EmbeddedBackend) -> list[list[str]]:
+def samples(backend: transformers_backend.EmbeddedBackend) -> list[list[str]]:
     results: list = []
     backend.generate(REQUESTS, results.append)
     return [r.texts for r in sorted(results, key=lambda r: r.request.key)]
@@ -49,11 +51,13 @@ def test_the_converted_copy_is_the_same_model_and_a_broken_copy_is_written_again
     monkeypatch.setenv("CLONEPROBE_CACHE_DIR", str(cache))
     monkeypatch.delenv("CLONEPROBE_NO_CACHE", raising=False)
 
-    first = EmbeddedBackend(batch_size=4)  # from the GGUF file; writes the copy
+    first = transformers_backend.EmbeddedBackend(
+        batch_size=4
+    )  # from the GGUF file; writes the copy
     (copy,) = converted_copies(cache)
     assert (copy / "complete").is_file() and loaded_from(first) != copy
 
-    second = EmbeddedBackend(batch_size=4)  # from the copy
+    second = transformers_backend.EmbeddedBackend(batch_size=4)  # from the copy
     assert loaded_from(second) == copy
     a, b = first.model.state_dict(), second.model.state_dict()
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
@@ -65,10 +69,10 @@ def test_the_converted_copy_is_the_same_model_and_a_broken_copy_is_written_again
     assert samples(second) == samples(first)
 
     (copy / "model.safetensors").write_bytes(b"not a model")  # a damaged copy
-    third = EmbeddedBackend(batch_size=4)
+    third = transformers_backend.EmbeddedBackend(batch_size=4)
     assert loaded_from(third) != copy  # passed over, loaded from the GGUF file
     assert converted_copies(cache) == [copy]
-    fourth = EmbeddedBackend(batch_size=4)  # the copy was written again
+    fourth = transformers_backend.EmbeddedBackend(batch_size=4)  # the copy was written again
     assert loaded_from(fourth) == copy
     assert samples(fourth) == samples(first)
 
@@ -78,7 +82,7 @@ def test_without_the_cache_nothing_is_written(tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     monkeypatch.setenv("CLONEPROBE_CACHE_DIR", str(cache))
     monkeypatch.setenv("CLONEPROBE_NO_CACHE", "1")
-    backend = EmbeddedBackend(batch_size=2)
+    backend = transformers_backend.EmbeddedBackend(batch_size=2)
     assert backend.dtype and not cache.exists()
 
 

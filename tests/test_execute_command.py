@@ -192,10 +192,10 @@ def test_the_infinite_loop_is_stopped_by_the_exec_timeout(executed):
 
 
 def test_exec_timeout_decides_whether_a_slow_correct_sample_passes(tmp_path):
-    """A correct answer that sleeps 0.3 s per call (HumanEval/0's tests call it 7 times): a
-    timeout under --exec-timeout 0.5, a pass under --exec-timeout 10 (the flag reaches the
-    sandbox)."""
-    slow = "    import time\n    time.sleep(0.3)\n" + canonical(0)
+    """A correct answer that sleeps 0.1 s per call (HumanEval/0's tests call it 7 times, 0.7 s
+    in all): a timeout under --exec-timeout 0.5, a pass under --exec-timeout 10 (the flag
+    reaches the sandbox)."""
+    slow = "    import time\n    time.sleep(0.1)\n" + canonical(0)
     samples = write_samples(tmp_path / "slow.jsonl", [(0, slow, True, "passed")])
     reasons = {}
     for limit in ("0.5", "10"):

@@ -5,9 +5,9 @@ settings (tiny random-weight Llama of test_transformers_backend, real transforme
 from __future__ import annotations
 
 import pytest
+from local_extra import Deferred, skip_without_the_local_extra, torch, transformers
 
-torch = pytest.importorskip("torch", reason="the local-model tests need torch (the local extra)")
-transformers = pytest.importorskip("transformers")
+skip_without_the_local_extra()
 
 from click.testing import CliRunner
 from test_transformers_backend import (
@@ -28,17 +28,14 @@ from cloneprobe.generation import (
     parse_model_spec,
 )
 from cloneprobe.generation.backends import local_sampling_defaults
-from cloneprobe.generation.backends.decoding import (
-    Decoded,
-    SequenceToDecode,
-    decode_stream,
-    sample_tokens,
-)
 from cloneprobe.generation.backends.dtype import choose_dtype, cpu_flags
-from cloneprobe.generation.backends.grouped_attention import NAME, use_grouped_decode_attention
-from cloneprobe.generation.backends.growing_cache import growing_cache
-from cloneprobe.generation.backends.transformers_backend import TransformersBackend
 from cloneprobe.reports.tables import runs_line
+
+# imported by the first test that uses them: they import torch
+decoding = Deferred("cloneprobe.generation.backends.decoding")
+grouped_attention = Deferred("cloneprobe.generation.backends.grouped_attention")
+growing = Deferred("cloneprobe.generation.backends.growing_cache")
+transformers_backend = Deferred("cloneprobe.generation.backends.transformers_backend")
 
 # --- the dtype ------------------------------------------------------------------------------
 
@@ -68,7 +65,7 @@ def test_cpu_flags_are_read_from_cpuinfo(tmp_path):
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
 def test_the_backend_computes_in_the_chosen_dtype_and_records_it(model_path, dtype):
-    backend = TransformersBackend(model_path, batch_size=2, dtype=dtype)
+    backend = transformers_backend.TransformersBackend(model_path, batch_size=2, dtype=dtype)
     assert backend.model.dtype == getattr(torch, dtype)
     assert backend.describe()["dtype"] == dtype
     # what a re-run expects without loading the weights: the same mode and dtype (same key)
@@ -160,14 +157,14 @@ def test_grouped_decode_attention_and_the_growing_cache_give_sdpa_and_dynamic_ca
 ):
     model = grouped_query_llama(tokenizer)
     reference = decoding_step_logits(model, transformers.DynamicCache)
-    use_grouped_decode_attention(model)
-    assert model.config._attn_implementation == NAME
-    ours = decoding_step_logits(model, growing_cache)
+    grouped_attention.use_grouped_decode_attention(model)
+    assert model.config._attn_implementation == grouped_attention.NAME
+    ours = decoding_step_logits(model, growing.growing_cache)
     torch.testing.assert_close(ours, reference, rtol=1e-4, atol=1e-5)
 
 
 def test_the_growing_cache_drops_rows_and_keeps_the_rest(tokenizer):
-    cache = growing_cache()
+    cache = growing.growing_cache()
     keys = torch.arange(3 * 2 * 4 * 2, dtype=torch.float32).reshape(3, 2, 4, 2)
     cache.update(keys, -keys, 0)
     cache.batch_select_indices(torch.tensor([0, 2]))
@@ -185,8 +182,8 @@ def test_the_partial_sort_nucleus_draws_what_the_full_sort_draws():
     logits = torch.cat([peaked, flat])
     uniforms = torch.rand(12, generator=generator)
     for temperature, top_p in [(0.8, 0.95), (1.0, 0.5), (0.2, 0.9)]:
-        partial = sample_tokens(logits, temperature, top_p, uniforms, candidates=16)
-        full = sample_tokens(logits, temperature, top_p, uniforms, candidates=500)
+        partial = decoding.sample_tokens(logits, temperature, top_p, uniforms, candidates=16)
+        full = decoding.sample_tokens(logits, temperature, top_p, uniforms, candidates=500)
         assert torch.equal(partial, full)
 
 
@@ -195,10 +192,16 @@ def test_seeded_samples_do_not_depend_on_the_batch_in_either_dtype(model_path, d
     requests = [request(PROMPTS[i], key=i, n=2, temperature=1.0, max_new_tokens=10, seed=5)
                 for i in (0, 1, 2)]  # fmt: skip
     alone = texts_by_key(
-        generate(TransformersBackend(model_path, batch_size=1, dtype=dtype), requests)
+        generate(
+            transformers_backend.TransformersBackend(model_path, batch_size=1, dtype=dtype),
+            requests,
+        )
     )
     batched = texts_by_key(
-        generate(TransformersBackend(model_path, batch_size=6, dtype=dtype), requests[::-1])
+        generate(
+            transformers_backend.TransformersBackend(model_path, batch_size=6, dtype=dtype),
+            requests[::-1],
+        )
     )
     assert alone == batched
 
@@ -211,14 +214,14 @@ def test_sequences_joining_a_running_batch_decode_as_they_do_alone(model_path):
     join rows that have run for a while (their cache rows and masks aligned at the right, the
     positions that are padding in every row dropped as rows leave). float32: in bfloat16 a
     prompt prefilled with padding already gets other logits than alone, joining or not."""
-    backend = TransformersBackend(model_path, batch_size=1, dtype="float32")
+    backend = transformers_backend.TransformersBackend(model_path, batch_size=1, dtype="float32")
     model, tokenizer = backend.model, backend.tokenizer
     prompts = [tuple(tokenizer(p)["input_ids"]) for p in PROMPTS]
-    sequences = [SequenceToDecode(prompts[i % 3][: 20 + 7 * i], seed=i) for i in range(7)]
+    sequences = [decoding.SequenceToDecode(prompts[i % 3][: 20 + 7 * i], seed=i) for i in range(7)]
 
-    def decode(batch_size: int) -> tuple[dict[int, Decoded], list[int]]:
-        decoded: dict[int, Decoded] = {}
-        decode_stream(
+    def decode(batch_size: int) -> tuple[dict[int, decoding.Decoded], list[int]]:
+        decoded: dict[int, decoding.Decoded] = {}
+        decoding.decode_stream(
             model, tokenizer, sequences, batch_size=batch_size, temperature=1.0, top_p=0.95,
             max_new_tokens=16, end_token_ids=backend.end_token_ids,
             pad_token_id=tokenizer.pad_token_id, on_decoded=decoded.__setitem__,

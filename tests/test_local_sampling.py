@@ -7,8 +7,9 @@ cache, sequences leaving the batch, one random stream per sample).
 from __future__ import annotations
 
 import pytest
+from local_extra import Deferred, skip_without_the_local_extra, torch
 
-torch = pytest.importorskip("torch", reason="the local-model tests need torch (the local extra)")
+skip_without_the_local_extra()
 
 from click.testing import CliRunner
 from test_transformers_backend import (
@@ -25,8 +26,10 @@ from test_transformers_backend import (
 
 from cloneprobe.cli.main import main
 from cloneprobe.generation import SampleStore
-from cloneprobe.generation.backends.decoding import sample_tokens, sequence_seed
-from cloneprobe.generation.backends.transformers_backend import TransformersBackend
+
+# imported by the first test that uses them: they import torch
+decoding = Deferred("cloneprobe.generation.backends.decoding")
+transformers_backend = Deferred("cloneprobe.generation.backends.transformers_backend")
 
 
 def sampled_requests(order: list[int]):
@@ -37,13 +40,22 @@ def sampled_requests(order: list[int]):
 
 def test_seeded_samples_are_the_same_whatever_the_batch_size_and_task_order(model_path):
     alone = texts_by_key(
-        generate(TransformersBackend(model_path, batch_size=1), sampled_requests([0, 1, 2]))
+        generate(
+            transformers_backend.TransformersBackend(model_path, batch_size=1),
+            sampled_requests([0, 1, 2]),
+        )
     )
     batched = texts_by_key(
-        generate(TransformersBackend(model_path, batch_size=4), sampled_requests([2, 0, 1]))
+        generate(
+            transformers_backend.TransformersBackend(model_path, batch_size=4),
+            sampled_requests([2, 0, 1]),
+        )
     )
     wide = texts_by_key(
-        generate(TransformersBackend(model_path, batch_size=9), sampled_requests([1, 2, 0]))
+        generate(
+            transformers_backend.TransformersBackend(model_path, batch_size=9),
+            sampled_requests([1, 2, 0]),
+        )
     )
     assert alone == batched == wide
     for texts in alone.values():
@@ -51,7 +63,7 @@ def test_seeded_samples_are_the_same_whatever_the_batch_size_and_task_order(mode
 
 
 def test_sample_k_of_a_request_is_the_sample_of_seed_plus_k(model_path):
-    backend = TransformersBackend(model_path, batch_size=2)
+    backend = transformers_backend.TransformersBackend(model_path, batch_size=2)
     (three,) = generate(
         backend, [request(PROMPTS[0], n=3, temperature=1.0, max_new_tokens=14, seed=4)]
     )
@@ -64,23 +76,23 @@ def test_sample_k_of_a_request_is_the_sample_of_seed_plus_k(model_path):
 
 def test_the_sample_seed_differs_by_index_temperature_and_prompt():
     seeds = {
-        sequence_seed(1, 0.8, "a"),
-        sequence_seed(2, 0.8, "a"),
-        sequence_seed(1, 0.2, "a"),
-        sequence_seed(1, 0.8, "b"),
+        decoding.sequence_seed(1, 0.8, "a"),
+        decoding.sequence_seed(2, 0.8, "a"),
+        decoding.sequence_seed(1, 0.2, "a"),
+        decoding.sequence_seed(1, 0.8, "b"),
     }
     assert len(seeds) == 4
-    assert sequence_seed(1, 0.8, "a") == sequence_seed(1, 0.8, "a")
+    assert decoding.sequence_seed(1, 0.8, "a") == decoding.sequence_seed(1, 0.8, "a")
 
 
 def test_nucleus_sampling_draws_only_from_the_top_p_mass_by_inverse_transform():
     logits = torch.log(torch.tensor([[0.2, 0.5, 0.3], [0.2, 0.5, 0.3], [0.2, 0.5, 0.3]]))
     uniforms = torch.tensor([0.0, 0.6, 0.999])
     # top_p 0.6: the nucleus is {1 (0.5), 2 (0.3)}, renormalised to 0.625 / 0.375
-    assert sample_tokens(logits, 1.0, 0.6, uniforms).tolist() == [1, 1, 2]
+    assert decoding.sample_tokens(logits, 1.0, 0.6, uniforms).tolist() == [1, 1, 2]
     # top_p 1: all three (cumulative 0.5, 0.8, 1): 0.6 draws token 2, 0.999 token 0
-    assert sample_tokens(logits, 1.0, 1.0, uniforms).tolist() == [1, 2, 0]
-    assert sample_tokens(logits, 0.0, 1.0, uniforms).tolist() == [1, 1, 1]  # greedy
+    assert decoding.sample_tokens(logits, 1.0, 1.0, uniforms).tolist() == [1, 2, 0]
+    assert decoding.sample_tokens(logits, 0.0, 1.0, uniforms).tolist() == [1, 1, 1]  # greedy
 
 
 def generate_cli(tmp_path, model: str, store) -> None:

@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from local_extra import Deferred, skip_without_the_local_extra, torch, transformers
 
-torch = pytest.importorskip("torch", reason="the local-model tests need torch (the local extra)")
-transformers = pytest.importorskip("transformers")
+skip_without_the_local_extra()
 
 
 from cloneprobe.benchmarks import PromptSet, load_humaneval, load_prompt_set
@@ -28,11 +28,10 @@ from cloneprobe.generation import (
     run_plan,
 )
 from cloneprobe.generation.backends import GenerationRequest, local_sampling_defaults
-from cloneprobe.generation.backends.transformers_backend import (
-    EmbeddedBackend,
-    TransformersBackend,
-)
 from cloneprobe.generation.postprocess import chat_message
+
+# imported by the first test that uses them: they import torch
+transformers_backend = Deferred("cloneprobe.generation.backends.transformers_backend")
 
 HUMANEVAL = load_humaneval()
 PROMPTS = [task.prompt for task in HUMANEVAL.tasks[:3]]
@@ -105,7 +104,7 @@ def save(folder: Path, tokenizer, model) -> str:
 def backend(model_path):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HF_HUB_OFFLINE", "1")
-        loaded = TransformersBackend(model_path, batch_size=4)
+        loaded = transformers_backend.TransformersBackend(model_path, batch_size=4)
     yield loaded
     loaded.close()
 
@@ -210,7 +209,9 @@ def test_chat_mode_without_a_chat_template_sends_the_raw_prompt(backend, tokeniz
 def test_chat_mode_with_a_chat_template_uses_it(tmp_path):
     templated = train_tokenizer()
     templated.chat_template = CHAT_TEMPLATE
-    backend = TransformersBackend(save(tmp_path, templated, tiny_llama(templated)), batch_size=2)
+    backend = transformers_backend.TransformersBackend(
+        save(tmp_path, templated, tiny_llama(templated)), batch_size=2
+    )
     rendered = backend.render_prompt(request("hello", mode="chat"))
     assert rendered == "<user>hello</user><assistant>"
     assert backend.render_prompt(request("hello")) == "hello"  # completion mode: raw
@@ -218,7 +219,7 @@ def test_chat_mode_with_a_chat_template_uses_it(tmp_path):
 
 def test_a_model_that_emits_eos_at_once_gives_empty_texts_that_stopped(tmp_path, tokenizer):
     path = save(tmp_path, tokenizer, tiny_llama(tokenizer, always=tokenizer.eos_token_id))
-    backend = TransformersBackend(path, batch_size=4)
+    backend = transformers_backend.TransformersBackend(path, batch_size=4)
     (result,) = generate(backend, [request(PROMPTS[0], n=2, max_new_tokens=10)])
     assert result.texts == ["", ""]
     assert result.finish_reasons == ["stop", "stop"]
@@ -228,7 +229,7 @@ def test_a_model_that_emits_eos_at_once_gives_empty_texts_that_stopped(tmp_path,
 def test_a_stop_sequence_ends_generation_early(tmp_path, tokenizer):
     x = tokenizer.convert_tokens_to_ids("x")
     path = save(tmp_path, tokenizer, tiny_llama(tokenizer, always=x))
-    backend = TransformersBackend(path, batch_size=4)
+    backend = transformers_backend.TransformersBackend(path, batch_size=4)
     (endless,) = generate(backend, [request(PROMPTS[0], max_new_tokens=20)])
     assert endless.texts == ["x" * 20] and endless.finish_reasons == ["length"]
     (stopped,) = generate(backend, [request(PROMPTS[0], max_new_tokens=20, stop=("xxx",))])
@@ -242,7 +243,7 @@ def test_a_stop_sequence_ends_generation_early(tmp_path, tokenizer):
 
 def test_make_backend_for_an_hf_spec_gives_a_transformers_backend(model_path):
     backend = make_backend(parse_model_spec("hf:" + model_path), BackendOptions(batch_size=4))
-    assert isinstance(backend, TransformersBackend)
+    assert isinstance(backend, transformers_backend.TransformersBackend)
     assert backend.batch_size == 4
     described = backend.describe()
     assert described["backend"] == "hf" and described["model"] == model_path
@@ -261,13 +262,13 @@ def test_a_folder_without_a_model_raises_generation_error_naming_it(tmp_path, mo
     for name in copied:
         (folder / name).write_bytes((Path(model_path) / name).read_bytes())
     with pytest.raises(GenerationError) as error:
-        TransformersBackend(str(folder))
+        transformers_backend.TransformersBackend(str(folder))
     assert str(folder) in str(error.value)
 
 
 def test_batch_size_below_one_is_refused():
     with pytest.raises(GenerationError, match="batch size 0"):
-        TransformersBackend("unused", batch_size=0)
+        transformers_backend.TransformersBackend("unused", batch_size=0)
 
 
 # --- the runner end to end -----------------------------------------------------------------
@@ -317,7 +318,7 @@ def test_run_plan_with_the_backend_fills_the_store_and_a_rerun_adds_nothing(tmp_
 
 @pytest.mark.slow(reason="about 40 s: loads the embedded SmolLM2 model")
 def test_embedded_model_answers_humaneval_prompts_in_chat_mode():
-    backend = EmbeddedBackend(batch_size=2)
+    backend = transformers_backend.EmbeddedBackend(batch_size=2)
     assert backend.default_mode == "chat"
     # what a re-run with every sample stored expects without loading the model (its key)
     expected = local_sampling_defaults(parse_model_spec("embedded"), BackendOptions())

@@ -58,7 +58,7 @@ def local_sampling_defaults(spec: ModelSpec, options: BackendOptions) -> tuple[s
     try:
         dtype = choose_dtype(options.dtype)
         if spec.kind == "embedded":
-            from .transformers_backend import embedded_model_folder
+            from .embedded import embedded_model_folder
 
             embedded_model_folder()
             return "chat", dtype

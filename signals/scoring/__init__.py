@@ -91,7 +91,7 @@ def local_model_problem(spec) -> str | None:
     from ...generation.errors import GenerationError
 
     if spec.kind == "embedded":
-        from ...generation.backends.transformers_backend import embedded_model_folder
+        from ...generation.backends.embedded import embedded_model_folder
 
         try:
             embedded_model_folder()
