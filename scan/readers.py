@@ -124,14 +124,19 @@ def _detect_format(path: Path) -> str:
 
 
 def _walk_for_format(path: Path) -> list[tuple[str, bool]] | None:
-    """Every file of a local folder (its path relative to the folder, and whether it is a
-    regular file), found by one walk that then serves both `_detect_format` and the listing
-    (`_local_files`); None for a file, a saved dataset, or a folder with a symbolic link in it
-    (those go the longer ways)."""
+    """Every file of a local folder (`_walk`), found by one walk that then serves both
+    `_detect_format` and the listing; None for a file, a saved dataset, or a folder with a
+    symbolic link in it (those go the longer ways)."""
     if not path.is_dir() or _is_saved_dataset(path):
         return None
+    return _walk(str(path))
+
+
+def _walk(root: str) -> list[tuple[str, bool]] | None:
+    """Every file below a local folder: its path relative to the folder, and whether it is a
+    regular file; None where a symbolic link is met."""
     found: list[tuple[str, bool]] = []
-    pending = [("", str(path))]
+    pending = [("", root)]
     while pending:
         prefix, folder = pending.pop()
         with os.scandir(folder) as entries:
@@ -179,21 +184,8 @@ def _local_files(root: str, glob: str) -> list[str] | None:
     """`DataFolder.list_files` for a local folder without a symbolic link in it, with
     `os.scandir` and fsspec's own glob pattern (fsspec stats every file, a large share of
     the command's start-up on a folder of source files); None where a link is met."""
-    matches = _glob_matcher(glob)
-    files: list[str] = []
-    pending = [("", root)]
-    while pending:
-        prefix, folder = pending.pop()
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                if entry.is_symlink():
-                    return None
-                name = prefix + entry.name
-                if entry.is_dir(follow_symlinks=False):
-                    pending.append((name + "/", entry.path))
-                elif matches(name):
-                    files.append(name)
-    return sorted(files)
+    walked = _walk(root)
+    return None if walked is None else _matching(walked, glob)
 
 
 def _glob_matcher(glob: str):
