@@ -137,9 +137,7 @@ def heldout_run():
     }
     with tempfile.TemporaryDirectory(prefix="cloneprobe-heldout-") as folder:
         path, store = Path(folder) / "samples.jsonl", Path(folder) / "store.sqlite"
-        path.write_text("".join(
-            json.dumps({"task_id": TASK.task_id, "completion": c}) + "\n" for c in samples.values()
-        ))  # fmt: skip
+        write_samples(path, samples.values())
         try:
             result = CliRunner().invoke(main, [
                 "execute", str(path), "--model", "m", "--temperature", "0.8", "--store",
@@ -148,12 +146,25 @@ def heldout_run():
         finally:
             while HELD:
                 HELD.pop().close()
-        with closing(sqlite3.connect(store)) as db:
-            rows = db.execute(
-                "SELECT e.passed, e.reason FROM samples s LEFT JOIN executions e "
-                "ON e.sample_id = s.id ORDER BY s.sample_index"
-            ).fetchall()
+        rows = stored_verdicts(store)
     return {"result": result, "rows": dict(zip(samples, rows, strict=True)), "port": port}
+
+
+def write_samples(path: Path, completions) -> None:
+    """A sample file of completions of TASK, one per line, in order."""
+    path.write_text("".join(
+        json.dumps({"task_id": TASK.task_id, "completion": c}) + "\n" for c in completions
+    ))  # fmt: skip
+
+
+def stored_verdicts(store: Path) -> list[tuple[int | None, str | None]]:
+    """(passed, reason) of each stored sample in index order, straight from the SQLite file;
+    (None, None) for a sample with no verdict stored."""
+    with closing(sqlite3.connect(store)) as db:
+        return db.execute(
+            "SELECT e.passed, e.reason FROM samples s LEFT JOIN executions e "
+            "ON e.sample_id = s.id ORDER BY s.sample_index"
+        ).fetchall()
 
 
 def test_a_lone_surrogate_in_what_a_sample_raises_stops_no_result_from_being_stored(
@@ -216,21 +227,14 @@ def test_no_real_time_priority_even_where_the_tools_user_may_take_one(tmp_path):
         pytest.skip("this user may not raise RLIMIT_RTPRIO, so the tool cannot hand it on")
     samples, store = tmp_path / "samples.jsonl", tmp_path / "store.sqlite"
     completions = [at_import(REAL_TIME), TASK.canonical_solution]
-    samples.write_text("".join(
-        json.dumps({"task_id": TASK.task_id, "completion": c}) + "\n" for c in completions
-    ))  # fmt: skip
+    write_samples(samples, completions)
     subprocess.run(
         [sys.executable, "-m", "cloneprobe", "execute", str(samples), "--model", "m",
          "--temperature", "0.8", "--store", str(store), "--json", "--exec-timeout", "10"],
         preexec_fn=raise_real_time_limit, capture_output=True, check=True, timeout=300,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )  # fmt: skip
-    with closing(sqlite3.connect(store)) as db:
-        rows = db.execute(
-            "SELECT e.passed, e.reason FROM samples s JOIN executions e ON e.sample_id = s.id "
-            "ORDER BY s.sample_index"
-        ).fetchall()
-    assert rows == [(0, "error: RuntimeError: found ['EPERM']"), (1, "passed")]
+    assert stored_verdicts(store) == [(0, "error: RuntimeError: found ['EPERM']"), (1, "passed")]
 
 
 def raise_real_time_limit() -> None:
